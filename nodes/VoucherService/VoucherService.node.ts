@@ -1,0 +1,36 @@
+import { NodeConnectionTypes } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+
+import { operationProperties, resourceField, route } from './actions/router';
+import { getTemplates } from './methods/loadOptions';
+import { API_CREDENTIAL } from './transport/client';
+
+export class VoucherService implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Voucher Service',
+		name: 'voucherService',
+		icon: { light: 'file:voucherService.svg', dark: 'file:voucherService.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description:
+			'Order gift-card vouchers priced in Naira, deliver them to recipients by e-mail, and read orders, voucher status, wallets, countries and templates',
+		defaults: { name: 'Voucher Service' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: API_CREDENTIAL, required: true }],
+		properties: [resourceField, ...operationProperties],
+	};
+
+	methods = { loadOptions: { getTemplates } };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await route.call(this);
+	}
+}

@@ -1,0 +1,34 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import type { VoucherApiClient } from '../../transport/client';
+import { outputModeField, readOptionsField, referenceField } from '../../shared/fields';
+import { lookupSchema, validate } from '../../shared/validation';
+import { toOutput } from './placeOrder';
+import { findOrder } from './orderService';
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['order'], operation: ['get'] } },
+	[referenceField('The reference the order was created with'), outputModeField, readOptionsField],
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: VoucherApiClient,
+	itemIndex: number,
+): Promise<IDataObject[]> {
+	const { reference } = validate(
+		lookupSchema('reference', 'Reference'),
+		{ reference: this.getNodeParameter('reference', itemIndex) },
+		this.getNode(),
+		itemIndex,
+	);
+	const order = await findOrder(client, reference, itemIndex);
+	if (!order) {
+		throw new NodeOperationError(this.getNode(), `Order ${reference} not found`, {
+			itemIndex,
+			description: 'The service has no order with this reference (status code 04).',
+		});
+	}
+	return toOutput(this, itemIndex, { order });
+}

@@ -1,0 +1,42 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { VoucherApiClient } from '../../transport/client';
+import { readOptionsField } from '../../shared/fields';
+import { lookupSchema, validate } from '../../shared/validation';
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['voucher'], operation: ['getStatus'] } },
+	[
+		{
+			displayName: 'Voucher Code',
+			name: 'voucherCode',
+			type: 'string',
+			required: true,
+			default: '',
+			description:
+				'The code printed on the voucher. It is read only; nothing about the voucher changes.',
+		},
+		readOptionsField,
+	],
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	client: VoucherApiClient,
+	itemIndex: number,
+): Promise<IDataObject[]> {
+	const { voucherCode } = validate(
+		lookupSchema('voucherCode', 'Voucher code'),
+		{ voucherCode: this.getNodeParameter('voucherCode', itemIndex) },
+		this.getNode(),
+		itemIndex,
+	);
+	const status = await client.request<IDataObject>({
+		method: 'GET',
+		path: `/v2/vouchers/status/${encodeURIComponent(voucherCode)}`,
+		itemIndex,
+		notFoundMessage: 'Voucher not found',
+	});
+	return [{ ...status }];
+}

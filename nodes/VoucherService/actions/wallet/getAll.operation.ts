@@ -1,0 +1,3 @@
+import { listOperation } from '../../shared/listOperation';
+
+export const { description, execute } = listOperation('wallet', '/v2/transactions/wallets');

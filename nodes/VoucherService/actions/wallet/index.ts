@@ -1,0 +1,23 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { VoucherOperation } from '../types';
+import * as getAll from './getAll.operation';
+
+export const operations: Record<string, VoucherOperation> = { getAll };
+
+export const operationField: INodeProperties = {
+	displayName: 'Operation',
+	name: 'operation',
+	type: 'options',
+	noDataExpression: true,
+	displayOptions: { show: { resource: ['wallet'] } },
+	default: 'getAll',
+	options: [
+		{
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many wallets',
+			description: 'Wallet balances, one per currency',
+		},
+	],
+};

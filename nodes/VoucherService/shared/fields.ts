@@ -1,0 +1,98 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/*
+ * Field definitions shared by several operations. Each operation file places them
+ * under its own resource/operation with updateDisplayOptions.
+ */
+
+/** JSON name of the coupon code field. The spec does not name it; change it here only. */
+export const COUPON_CODE_FIELD = 'couponCode';
+
+export const referenceField = (description: string): INodeProperties => ({
+	displayName: 'Reference',
+	name: 'reference',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. campaign-2026-11-0001',
+	description,
+});
+
+export const productCodeField: INodeProperties = {
+	displayName: 'Product Code',
+	name: 'productCode',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. VCH-INSTANT',
+	description: "Code of the voucher product, from the service's product list",
+};
+
+export const amountField: INodeProperties = {
+	displayName: 'Amount (NGN)',
+	name: 'amount',
+	type: 'number',
+	required: true,
+	default: 0,
+	typeOptions: { minValue: 0, numberPrecision: 2 },
+	description: 'Price of one voucher in Naira, with at most 2 decimals',
+};
+
+export const couponCodeOption: INodeProperties = {
+	displayName: 'Coupon Code',
+	name: COUPON_CODE_FIELD,
+	type: 'string',
+	default: '',
+	description: 'Optional discount code',
+};
+
+export const maxOrderTotalOption: INodeProperties = {
+	displayName: 'Maximum Order Total (NGN)',
+	name: 'maxOrderTotal',
+	type: 'number',
+	default: 0,
+	typeOptions: { minValue: 0, numberPrecision: 2 },
+	description:
+		'Refuse the order before sending it if amount × vouchers is above this. 0 means no limit here; a limit on the credential still applies.',
+};
+
+export const outputModeField: INodeProperties = {
+	displayName: 'Output',
+	name: 'outputMode',
+	type: 'options',
+	default: 'order',
+	options: [
+		{
+			name: 'One Item per Order',
+			value: 'order',
+			description: 'The order with its vouchers in a list',
+		},
+		{
+			name: 'One Item per Voucher',
+			value: 'voucher',
+			description: "Each voucher as its own item, with the order's reference, number and status",
+		},
+	],
+};
+
+/** Requests in flight at once across input items. Low, because the service's rate limits are not published. */
+export const DEFAULT_CONCURRENCY = 5;
+
+export const concurrencyOption: INodeProperties = {
+	displayName: 'Concurrency',
+	name: 'concurrency',
+	type: 'number',
+	default: DEFAULT_CONCURRENCY,
+	typeOptions: { minValue: 1, maxValue: 50, numberPrecision: 0 },
+	description:
+		'How many input items are sent to the service at the same time. Output order always follows input order.',
+};
+
+export const readOptionsField: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [concurrencyOption],
+};

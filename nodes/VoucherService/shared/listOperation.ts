@@ -1,0 +1,19 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { VoucherApiClient } from '../transport/client';
+import type { VoucherOperation } from '../actions/types';
+
+/** Wallets, countries and templates are plain lists: one output item per element. */
+export function listOperation(resource: string, path: string): VoucherOperation {
+	return {
+		description: updateDisplayOptions(
+			{ show: { resource: [resource], operation: ['getAll'] } },
+			[],
+		),
+		async execute(this: IExecuteFunctions, client: VoucherApiClient, itemIndex: number) {
+			const list = await client.request<IDataObject[] | null>({ method: 'GET', path, itemIndex });
+			return Array.isArray(list) ? list : [];
+		},
+	};
+}

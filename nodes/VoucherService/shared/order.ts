@@ -1,0 +1,59 @@
+import type { IDataObject } from 'n8n-workflow';
+
+export const TERMINAL_ORDER_STATUSES = [
+	'COMPLETED',
+	'PARTIALLY_COMPLETED',
+	'CANCELED',
+	'FAILED',
+] as const;
+
+export interface Order extends IDataObject {
+	orderNumber: string;
+	reference: string;
+	status: string;
+	vouchers?: IDataObject[] | null;
+}
+
+/** An order plus what the node learned while getting it. */
+export interface OrderResult {
+	order: Order;
+	/** The reference was already known to the service: this run did not (knowingly) create it. */
+	alreadyExisted?: boolean;
+	/** "Wait for completion" gave up while the order was still PROCESSING. */
+	waitTimedOut?: boolean;
+}
+
+export type OutputMode = 'order' | 'voucher';
+
+export function isTerminal(status: string): boolean {
+	return (TERMINAL_ORDER_STATUSES as readonly string[]).includes(status);
+}
+
+const PENDING_NOTICE =
+	'The order is still PROCESSING, so its vouchers are not available yet. Read them later with Order → Get, or start a workflow from the Voucher Service Trigger.';
+
+function orderFlags(result: OrderResult): IDataObject {
+	const { order } = result;
+	return {
+		...(result.alreadyExisted !== undefined ? { alreadyExisted: result.alreadyExisted } : {}),
+		...(result.waitTimedOut ? { waitTimedOut: true } : {}),
+		...(order.status === 'PROCESSING' && !order.vouchers?.length
+			? { vouchersPending: true, notice: PENDING_NOTICE }
+			: {}),
+	};
+}
+
+/** The items an order becomes: the order itself, or one per voucher with the order's keys copied on. */
+export function orderOutput(result: OrderResult, mode: OutputMode): IDataObject[] {
+	const { order } = result;
+	const flags = orderFlags(result);
+	const vouchers = order.vouchers ?? [];
+	if (mode === 'order' || vouchers.length === 0) return [{ ...order, ...flags }];
+	return vouchers.map((voucher) => ({
+		...voucher,
+		reference: order.reference,
+		orderNumber: order.orderNumber,
+		orderStatus: order.status,
+		...flags,
+	}));
+}

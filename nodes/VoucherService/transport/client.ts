@@ -1,0 +1,220 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	ILoadOptionsFunctions,
+	INode,
+} from 'n8n-workflow';
+
+import { asNodeError, VoucherApiError } from './errors';
+import { backoffDelay, parseRetryAfter, READ_RETRY, wait } from './retry';
+import type { BackoffPolicy } from './retry';
+
+export const API_CREDENTIAL = 'voucherServiceApi';
+
+/** The service answers every call with this envelope; `00` means success. */
+export interface Envelope {
+	statusCode: string;
+	message: string | null;
+	data?: unknown;
+}
+
+export interface ApiCall {
+	method: IHttpRequestMethods;
+	/** Path under the base URL, already URL-encoded, e.g. `/v2/orders/ABC%2F1`. */
+	path: string;
+	body?: IDataObject;
+	itemIndex?: number;
+	/** Envelope codes the caller handles itself (e.g. `04` on Get Order) instead of an error. */
+	acceptCodes?: string[];
+	/** What to say when the service answers HTTP 404. */
+	notFoundMessage?: string;
+}
+
+interface HttpResponse {
+	statusCode: number;
+	headers: Record<string, unknown>;
+	body: unknown;
+}
+
+type ApiContext = IExecuteFunctions | ILoadOptionsFunctions;
+
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * The only code that talks HTTP to the service. Every request goes through
+ * httpRequestWithAuthentication so n8n's proxy, TLS and credential handling apply,
+ * and every answer is turned into the envelope or one VoucherApiError.
+ */
+export class VoucherApiClient {
+	private constructor(
+		private readonly context: ApiContext,
+		private readonly baseUrl: string,
+		readonly maxOrderTotalNgn: number,
+	) {}
+
+	/** Reads the credential once per execution; per-request reads would repeat its decryption. */
+	static async create(context: ApiContext): Promise<VoucherApiClient> {
+		const credentials = await context.getCredentials(API_CREDENTIAL);
+		const baseUrl = String(credentials.baseUrl ?? '')
+			.trim()
+			.replace(/\/+$/, '');
+		const maxOrderTotal = Number(credentials.maxOrderTotal ?? 0);
+		return new VoucherApiClient(
+			context,
+			baseUrl,
+			Number.isFinite(maxOrderTotal) && maxOrderTotal > 0 ? maxOrderTotal : 0,
+		);
+	}
+
+	get node(): INode {
+		return this.context.getNode();
+	}
+
+	/** One attempt. Resolves with the envelope for any enveloped answer, throws otherwise. */
+	async send(call: ApiCall): Promise<Envelope> {
+		let response: HttpResponse;
+		try {
+			response = (await this.context.helpers.httpRequestWithAuthentication.call(
+				this.context,
+				API_CREDENTIAL,
+				{
+					method: call.method,
+					url: `${this.baseUrl}${call.path}`,
+					body: call.body,
+					json: true,
+					timeout: REQUEST_TIMEOUT_MS,
+					returnFullResponse: true,
+					ignoreHttpStatusErrors: true,
+				},
+			)) as HttpResponse;
+		} catch (error) {
+			throw this.networkError(error, call);
+		}
+		return this.toEnvelope(response, call);
+	}
+
+	/** Sends, unwraps `00` to its data, and retries reads on transient failures. */
+	async request<T>(call: ApiCall, retry: BackoffPolicy | undefined = undefined): Promise<T> {
+		const policy = retry ?? (call.method === 'GET' ? READ_RETRY : undefined);
+		const envelope = await this.withRetry(policy, () => this.send(call));
+		return envelope.data as T;
+	}
+
+	async withRetry<T>(policy: BackoffPolicy | undefined, attempt: () => Promise<T>): Promise<T> {
+		for (let attemptNumber = 1; ; attemptNumber++) {
+			try {
+				return await attempt();
+			} catch (error) {
+				const retriable =
+					error instanceof VoucherApiError &&
+					(error.outcomeUnknown || error.kind === 'rateLimited');
+				if (!policy || !retriable || attemptNumber >= policy.attempts) {
+					throw asNodeError(this.node, error);
+				}
+				await wait(error.retryAfterMs ?? backoffDelay(policy, attemptNumber));
+			}
+		}
+	}
+
+	private toEnvelope(response: HttpResponse, call: ApiCall): Envelope {
+		const { statusCode: http } = response;
+		const envelope = asEnvelope(response.body);
+		const itemIndex = call.itemIndex;
+		const fail = (details: Omit<ConstructorParameters<typeof VoucherApiError>[1], 'itemIndex'>) =>
+			new VoucherApiError(this.node, { ...details, itemIndex });
+
+		if (http === 401) {
+			throw fail({
+				kind: 'auth',
+				httpCode: 401,
+				message: 'The voucher service refused the credentials (HTTP 401)',
+				description:
+					'Check the public key, the secret key and the base URL in the Voucher Service API credential.',
+			});
+		}
+		if (http === 403) {
+			throw fail({
+				kind: 'auth',
+				httpCode: 403,
+				message: 'The voucher service denied permission for this call (HTTP 403)',
+				description:
+					'The keys are valid but not allowed to do this. Ask the account owner to grant the permission in the business dashboard.',
+			});
+		}
+		if (http === 429) {
+			throw fail({
+				kind: 'rateLimited',
+				httpCode: 429,
+				message: 'The voucher service is rate limiting requests (HTTP 429)',
+				retryAfterMs: parseRetryAfter(response.headers?.['retry-after']),
+			});
+		}
+		if (http >= 500) {
+			throw fail({
+				kind: 'server',
+				httpCode: http,
+				message: `The voucher service had an internal error (HTTP ${http})`,
+				description: 'This is a problem on the service side. Try again later.',
+			});
+		}
+		if (!envelope) {
+			if (http === 404) {
+				throw fail({
+					kind: 'notFound',
+					httpCode: 404,
+					message: call.notFoundMessage ?? 'The voucher service answered: not found (HTTP 404)',
+				});
+			}
+			throw fail({
+				kind: 'rejected',
+				httpCode: http,
+				message: `The voucher service sent an unexpected answer (HTTP ${http})`,
+				description: 'The answer was not the JSON envelope the API documents.',
+			});
+		}
+		if (envelope.statusCode === '00' || call.acceptCodes?.includes(envelope.statusCode)) {
+			return envelope;
+		}
+		throw fail({
+			kind: 'rejected',
+			httpCode: http,
+			serviceCode: envelope.statusCode,
+			serviceMessage: envelope.message ?? undefined,
+			message: `The voucher service refused the request: ${envelope.message ?? 'no message'} (code ${envelope.statusCode})`,
+		});
+	}
+
+	private networkError(error: unknown, call: ApiCall): VoucherApiError {
+		// Only the error code is kept: the original error holds the request and its auth header.
+		const code =
+			(error as { code?: unknown; cause?: { code?: unknown } }).code ??
+			(error as { cause?: { code?: unknown } }).cause?.code;
+		const reason = typeof code === 'string' ? code : 'no answer';
+		return new VoucherApiError(this.node, {
+			kind: 'network',
+			message: `Could not reach the voucher service (${reason})`,
+			description: `The ${call.method} request got no answer. Check the base URL and the network; the request may or may not have been processed.`,
+			itemIndex: call.itemIndex,
+		});
+	}
+}
+
+function asEnvelope(body: unknown): Envelope | undefined {
+	let value = body;
+	if (typeof value === 'string') {
+		try {
+			value = JSON.parse(value);
+		} catch {
+			return undefined;
+		}
+	}
+	if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+	const record = value as Record<string, unknown>;
+	if (typeof record.statusCode !== 'string') return undefined;
+	return {
+		statusCode: record.statusCode,
+		message: typeof record.message === 'string' ? record.message : null,
+		data: record.data,
+	};
+}

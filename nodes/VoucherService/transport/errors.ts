@@ -1,0 +1,71 @@
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { INode, JsonObject } from 'n8n-workflow';
+
+/** Why a call failed, as far as deciding on a retry or a look-up goes. */
+export type FailureKind =
+	| 'network' // timeout, reset, refused: the request may or may not have been processed
+	| 'server' // HTTP 5xx
+	| 'rateLimited' // HTTP 429
+	| 'auth' // HTTP 401 / 403
+	| 'notFound' // HTTP 404
+	| 'rejected'; // an envelope with a statusCode other than 00
+
+/**
+ * The one error type the transport throws. It carries only what the service said
+ * (HTTP status, envelope code and message), never the request, so no key can leak
+ * into an error item, a log or the editor.
+ */
+export class VoucherApiError extends NodeApiError {
+	readonly kind: FailureKind;
+
+	readonly serviceCode?: string;
+
+	readonly retryAfterMs?: number;
+
+	constructor(
+		node: INode,
+		details: {
+			kind: FailureKind;
+			message: string;
+			description?: string;
+			httpCode?: number;
+			serviceCode?: string;
+			serviceMessage?: string;
+			retryAfterMs?: number;
+			itemIndex?: number;
+		},
+	) {
+		const response: JsonObject = {
+			message: details.message,
+			...(details.serviceCode !== undefined ? { statusCode: details.serviceCode } : {}),
+			...(details.serviceMessage ? { serviceMessage: details.serviceMessage } : {}),
+		};
+		super(node, response, {
+			message: details.message,
+			description: details.description,
+			httpCode: details.httpCode !== undefined ? String(details.httpCode) : undefined,
+			itemIndex: details.itemIndex,
+		});
+		this.kind = details.kind;
+		this.serviceCode = details.serviceCode;
+		this.retryAfterMs = details.retryAfterMs;
+	}
+
+	/** True when the request may have been processed although no answer arrived. */
+	get outcomeUnknown(): boolean {
+		return this.kind === 'network' || this.kind === 'server';
+	}
+}
+
+export function isVoucherApiError(error: unknown): error is VoucherApiError {
+	return error instanceof VoucherApiError;
+}
+
+/**
+ * n8n's error classes for rethrowing: an error that already is one is kept as it is
+ * (with its HTTP context), anything else becomes a NodeOperationError.
+ */
+export function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(node, error as Error);
+}

@@ -1,0 +1,45 @@
+import { sleep } from 'n8n-workflow';
+
+/** Backoff settings. Kept together so the README's numbers have one source. */
+export interface BackoffPolicy {
+	/** Attempts in total, the first one included. */
+	attempts: number;
+	baseDelayMs: number;
+	maxDelayMs: number;
+}
+
+/** Reads (GET) are safe to repeat: 5xx, 429 and network errors are retried. */
+export const READ_RETRY: BackoffPolicy = { attempts: 4, baseDelayMs: 300, maxDelayMs: 5_000 };
+
+/** A create that certainly did not reach the service is sent again, at most this often. */
+export const CREATE_RETRY: BackoffPolicy = { attempts: 4, baseDelayMs: 300, maxDelayMs: 5_000 };
+
+/** Longest Retry-After we honour; a longer one is cut so a run cannot hang for hours. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * Exponential backoff with "equal jitter": half of the step is fixed so delays still grow,
+ * the other half is random so many items retrying together do not hit the service in step.
+ */
+export function backoffDelay(
+	policy: BackoffPolicy,
+	retryNumber: number,
+	random = Math.random,
+): number {
+	const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retryNumber - 1));
+	return Math.round(step / 2 + (random() * step) / 2);
+}
+
+/** Retry-After is either delta-seconds or an HTTP date. */
+export function parseRetryAfter(header: unknown, now = Date.now()): number | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+	const seconds = Number(value);
+	const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(String(value)) - now;
+	if (!Number.isFinite(ms) || ms < 0) return undefined;
+	return Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+export async function wait(ms: number): Promise<void> {
+	if (ms > 0) await sleep(ms);
+}
