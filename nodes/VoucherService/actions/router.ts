@@ -60,6 +60,8 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	if (!operation || items.length === 0) return [[]];
 
 	const client = await VoucherApiClient.create(this);
+	const whole = await operation.executeAll?.call(this, client);
+	if (whole) return [whole];
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const concurrency = Number(options.concurrency ?? DEFAULT_CONCURRENCY);
 

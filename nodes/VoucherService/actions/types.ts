@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
 
@@ -10,4 +15,9 @@ export interface VoucherOperation {
 		client: VoucherApiClient,
 		itemIndex: number,
 	): Promise<IDataObject[]>;
+	/** For operations that treat all input items as one job; null means "run item by item". */
+	executeAll?(
+		this: IExecuteFunctions,
+		client: VoucherApiClient,
+	): Promise<INodeExecutionData[] | null>;
 }

@@ -80,6 +80,11 @@ export const recipientOrderSchema = z.object({
 	narration: optionalText,
 });
 
+/** One spreadsheet row of a campaign: the order's fields plus that row's recipient. */
+export const campaignRowSchema = recipientOrderSchema
+	.omit({ recipients: true })
+	.extend(recipientSchema.shape);
+
 export type DownloadOrderInput = z.output<typeof downloadOrderSchema>;
 export type RecipientOrderInput = z.output<typeof recipientOrderSchema>;
 export type Recipient = z.output<typeof recipientSchema>;

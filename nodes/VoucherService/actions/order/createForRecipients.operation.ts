@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
@@ -11,12 +16,18 @@ import {
 	referenceField,
 } from '../../shared/fields';
 import { recipientOrderSchema, validate } from '../../shared/validation';
-import type { RecipientOrderInput } from '../../shared/validation';
 import { createOptionsField, placeOrder, toOutput } from './placeOrder';
+import { recipientOrderBody } from './recipientOrderBody';
+import { DEFAULT_RECIPIENTS_PER_ORDER, executeCampaign, RECIPIENT_FIELDS } from './campaign';
+
+const fromInputItems = { show: { recipientsSource: ['inputItems'] } };
+const entered = { show: { recipientsSource: ['manual'] } };
+
+const RECIPIENT_FIELD_LABELS = { firstName: 'First Name', lastName: 'Last Name', email: 'Email' };
 
 const properties: INodeProperties[] = [
 	referenceField(
-		'Your unique order number. Running the workflow again with the same reference never creates a second order.',
+		'Your unique order number. Running the workflow again with the same reference never creates a second order. With recipients from input items this is the base: orders are numbered <reference>-1, <reference>-2, …',
 	),
 	productCodeField,
 	amountField,
@@ -32,7 +43,38 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName: 'Recipients',
+		name: 'recipientsSource',
+		type: 'options',
+		default: 'manual',
+		options: [
+			{
+				name: 'Enter Below',
+				value: 'manual',
+				description: 'One order for the recipients listed in this node, per input item',
+			},
+			{
+				name: 'From Input Items',
+				value: 'inputItems',
+				description:
+					'Each input item is one recipient (e.g. one spreadsheet row); rows become as few orders as possible',
+			},
+		],
+	},
+	...RECIPIENT_FIELDS.map(
+		(field): INodeProperties => ({
+			displayName: `${RECIPIENT_FIELD_LABELS[field]} Column`,
+			name: `${field}Field`,
+			type: 'string',
+			default: field,
+			displayOptions: fromInputItems,
+			hint: 'A column name of the input items, or an expression for the value',
+			description: `Where each row's ${RECIPIENT_FIELD_LABELS[field].toLowerCase()} comes from`,
+		}),
+	),
+	{
+		displayName: 'Recipient List',
 		name: 'recipients',
+		displayOptions: entered,
 		type: 'fixedCollection',
 		typeOptions: { multipleValues: true, sortable: true },
 		placeholder: 'Add Recipient',
@@ -75,8 +117,24 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	outputModeField,
-	createOptionsField,
+	{ ...outputModeField, displayOptions: entered },
+	{ ...createOptionsField, displayOptions: entered },
+	{
+		...createOptionsField,
+		displayOptions: fromInputItems,
+		options: [
+			...(createOptionsField.options ?? []),
+			{
+				displayName: 'Recipients per Order',
+				name: 'recipientsPerOrder',
+				type: 'number',
+				default: DEFAULT_RECIPIENTS_PER_ORDER,
+				typeOptions: { minValue: 1, numberPrecision: 0 },
+				description:
+					'Rows with the same product, amount and template are sent as orders of at most this many recipients',
+			},
+		],
+	},
 ];
 
 export const description = updateDisplayOptions(
@@ -84,17 +142,13 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** The request body, with optional fields left out so the service applies its defaults. */
-export function recipientOrderBody(input: RecipientOrderInput): IDataObject {
-	return {
-		reference: input.reference,
-		productCode: input.productCode,
-		amount: input.amount,
-		templateId: input.templateId,
-		recipients: input.recipients,
-		...(input.narration !== undefined ? { narration: input.narration } : {}),
-		...(input.couponCode !== undefined ? { [COUPON_CODE_FIELD]: input.couponCode } : {}),
-	};
+/** With recipients from input items the whole input is one campaign, not one order per item. */
+export async function executeAll(
+	this: IExecuteFunctions,
+	client: VoucherApiClient,
+): Promise<INodeExecutionData[] | null> {
+	if (this.getNodeParameter('recipientsSource', 0) !== 'inputItems') return null;
+	return await executeCampaign.call(this, client);
 }
 
 export async function execute(
