@@ -8,6 +8,7 @@ import type {
 import { VoucherApiClient } from '../transport/client';
 import { asNodeError } from '../transport/errors';
 import { mapWithConcurrency } from '../shared/concurrency';
+import { errorItem } from '../shared/errorItem';
 import { DEFAULT_CONCURRENCY } from '../shared/fields';
 import * as country from './country';
 import * as order from './order';
@@ -43,14 +44,6 @@ export const operationProperties: INodeProperties[] = Object.values(resources).f
 	],
 );
 
-function errorJson(error: Error & { description?: unknown; httpCode?: unknown }): IDataObject {
-	return {
-		error: error.message,
-		...(typeof error.description === 'string' ? { description: error.description } : {}),
-		...(error.httpCode ? { httpCode: error.httpCode } : {}),
-	};
-}
-
 /** Runs the chosen operation for every input item, paired, in input order, with bounded concurrency. */
 export async function route(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -71,7 +64,7 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 			return results.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		} catch (error) {
 			if (!this.continueOnFail()) throw asNodeError(this.getNode(), error);
-			return [{ json: errorJson(error as Error), pairedItem: { item: itemIndex } }];
+			return [errorItem(this.getNode(), error, itemIndex)];
 		}
 	});
 	return [perItem.flat()];

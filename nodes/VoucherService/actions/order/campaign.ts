@@ -1,10 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
 import { asNodeError } from '../../transport/errors';
 import { mapWithConcurrency } from '../../shared/concurrency';
+import { errorItem } from '../../shared/errorItem';
 import { COUPON_CODE_FIELD, DEFAULT_CONCURRENCY } from '../../shared/fields';
-import type { Order } from '../../shared/order';
+import type { OrderResult } from '../../shared/order';
 import { campaignRowSchema, validate } from '../../shared/validation';
 import type { RecipientOrderInput } from '../../shared/validation';
 import { placeOrder } from './placeOrder';
@@ -106,7 +108,12 @@ function sameRecipient(voucher: IDataObject, input: RecipientOrderInput): boolea
 }
 
 /** Each row's own voucher, matched by recipient; duplicates are taken in order. */
-function rowOutputs(order: Order, alreadyExisted: boolean, rows: Row[], waitTimedOut?: boolean) {
+function rowOutputs(
+	context: IExecuteFunctions,
+	result: OrderResult,
+	rows: Row[],
+): INodeExecutionData[] {
+	const { order } = result;
 	const unclaimed = [...(order.vouchers ?? [])];
 	const vouchersKnown = unclaimed.length > 0;
 	return rows.map((row) => {
@@ -117,8 +124,8 @@ function rowOutputs(order: Order, alreadyExisted: boolean, rows: Row[], waitTime
 			reference: order.reference,
 			orderNumber: order.orderNumber,
 			status: order.status,
-			alreadyExisted,
-			...(waitTimedOut ? { waitTimedOut: true } : {}),
+			alreadyExisted: Boolean(result.alreadyExisted),
+			...(result.waitTimedOut ? { waitTimedOut: true } : {}),
 			voucher: voucher
 				? {
 						status: voucher.status ?? null,
@@ -127,8 +134,18 @@ function rowOutputs(order: Order, alreadyExisted: boolean, rows: Row[], waitTime
 					}
 				: null,
 		};
-		if (vouchersKnown && !voucher && alreadyExisted) {
-			json.error = `This row is not in the existing order ${order.reference}: that reference was used earlier with other rows. Use a new base reference for new rows.`;
+		if (vouchersKnown && !voucher && result.alreadyExisted) {
+			const error = new NodeOperationError(
+				context.getNode(),
+				`Item ${row.itemIndex}: this row is not in the existing order ${order.reference}`,
+				{
+					itemIndex: row.itemIndex,
+					description:
+						'That reference was used by an earlier run with other rows, so no voucher was bought for this row. Use a new base reference for new rows.',
+				},
+			);
+			if (!context.continueOnFail()) throw error;
+			return errorItem(context.getNode(), error, row.itemIndex, json);
 		}
 		return { json, pairedItem: { item: row.itemIndex } };
 	});
@@ -152,9 +169,7 @@ export async function executeCampaign(
 
 	const output = new Array<INodeExecutionData[]>(items.length);
 	for (const row of invalid) {
-		output[row.itemIndex] = [
-			{ json: { error: row.error!.message }, pairedItem: { item: row.itemIndex } },
-		];
+		output[row.itemIndex] = [errorItem(this.getNode(), row.error, row.itemIndex)];
 	}
 
 	const chunks = chunkRows(rows, perOrder)
@@ -181,22 +196,13 @@ export async function executeCampaign(
 					amount: input.amount,
 					vouchers: input.recipients.length,
 				});
-				const outputs = rowOutputs(
-					result.order,
-					Boolean(result.alreadyExisted),
-					chunkRowsValid,
-					result.waitTimedOut,
+				rowOutputs(this, result, chunkRowsValid).forEach(
+					(out, position) => (output[chunkRowsValid[position].itemIndex] = [out]),
 				);
-				outputs.forEach((out) => (output[out.pairedItem.item] = [out]));
 			} catch (error) {
 				if (!this.continueOnFail()) throw asNodeError(this.getNode(), error);
 				for (const row of chunkRowsValid) {
-					output[row.itemIndex] = [
-						{
-							json: { reference, error: (error as Error).message },
-							pairedItem: { item: row.itemIndex },
-						},
-					];
+					output[row.itemIndex] = [errorItem(this.getNode(), error, row.itemIndex, { reference })];
 				}
 			}
 		},

@@ -1,0 +1,28 @@
+import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+
+import { asNodeError } from '../transport/errors';
+
+/**
+ * The item continueOnFail turns a failure into. `error` on the item is what lets n8n send
+ * it to the error output when "On Error: Continue (using error output)" is chosen.
+ */
+export function errorItem(
+	node: INode,
+	error: unknown,
+	itemIndex: number,
+	extra: IDataObject = {},
+): INodeExecutionData {
+	const nodeError = asNodeError(node, error);
+	return {
+		json: {
+			...extra,
+			error: nodeError.message,
+			...(nodeError.description ? { description: nodeError.description } : {}),
+			...(nodeError instanceof Object && 'httpCode' in nodeError && nodeError.httpCode
+				? { httpCode: nodeError.httpCode }
+				: {}),
+		},
+		error: nodeError,
+		pairedItem: { item: itemIndex },
+	};
+}

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import type { Sandbox } from '../../sandbox/server.ts';
+import { apiRequests, openSandbox, runVoucher, SECRET_KEY_MARKER, uniqueReference } from './harness.mts';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+	sandbox = await openSandbox();
+});
+afterAll(async () => await sandbox.close());
+beforeEach(() => sandbox.reset());
+
+const getOrder = (reference: string) => ({ resource: 'order', operation: 'get', reference });
+
+/** Everything the run produced that a user could see: output items and the error. */
+function visibleText(result: { json: unknown[]; error?: unknown }): string {
+	return JSON.stringify({ json: result.json, error: result.error });
+}
+
+describe('each error class becomes a clear error and leaks no key', () => {
+	it('401: tells the user to check the keys', async () => {
+		const result = await runVoucher(sandbox, { resource: 'wallet', operation: 'getAll' }, {
+			credential: { secretKey: 'sk_wrong_secret' },
+		});
+		expect(result.error?.message).toMatch(/refused the credentials \(HTTP 401\)/);
+		expect(result.error?.description).toMatch(/public key, the secret key/);
+		expect(visibleText(result)).not.toContain('sk_wrong_secret');
+	});
+
+	it('403: names the missing permission', async () => {
+		const result = await runVoucher(sandbox, { resource: 'wallet', operation: 'getAll' }, {
+			credential: sandbox.forbiddenKeys,
+		});
+		expect(result.error?.message).toMatch(/denied permission/);
+		expect(visibleText(result)).not.toContain(sandbox.forbiddenKeys.secretKey);
+	});
+
+	it('404 on a voucher: "Voucher not found"', async () => {
+		const result = await runVoucher(sandbox, {
+			resource: 'voucher',
+			operation: 'getStatus',
+			voucherCode: 'NO-SUCH-CODE',
+		});
+		expect(result.error?.message).toBe('Voucher not found');
+		expect(apiRequests(sandbox)).toHaveLength(1);
+	});
+
+	it('04 on Get Order: "Order <reference> not found", not retried', async () => {
+		const result = await runVoucher(sandbox, getOrder('missing-ref-1'));
+		expect(result.error?.message).toBe('Order missing-ref-1 not found');
+		expect(apiRequests(sandbox)).toHaveLength(1);
+	});
+
+	it('04 carried by HTTP 404 is still "order not found"', async () => {
+		sandbox.configure({ orderNotFoundHttpStatus: 404 });
+		try {
+			const result = await runVoucher(sandbox, getOrder('missing-ref-2'));
+			expect(result.error?.message).toBe('Order missing-ref-2 not found');
+		} finally {
+			sandbox.configure({ orderNotFoundHttpStatus: 200 });
+		}
+	});
+
+	it('another non-00 code: a NodeApiError with the service code and message', async () => {
+		const result = await runVoucher(sandbox, {
+			resource: 'order',
+			operation: 'create',
+			reference: uniqueReference('bad'),
+			productCode: 'NO-SUCH-PRODUCT',
+			amount: 10,
+			quantity: 1,
+		});
+		expect(result.error?.name).toBe('VoucherApiError'); // a NodeApiError subclass
+		expect(result.error?.message).toMatch(/refused the request: .+ \(code 05\)/);
+		expect(visibleText(result)).not.toContain(SECRET_KEY_MARKER);
+	});
+
+	it('500 on a read: retried, then a service error', async () => {
+		sandbox.configure({ faults: { errorRate: 1, seed: 1 } });
+		try {
+			const result = await runVoucher(sandbox, { resource: 'country', operation: 'getAll' });
+			expect(result.error?.message).toMatch(/internal error \(HTTP 500\)/);
+			expect(apiRequests(sandbox, 'GET')).toHaveLength(4);
+		} finally {
+			sandbox.configure({ faults: {} });
+		}
+	});
+});
+
+describe('continueOnFail', () => {
+	it('turns each failing item into an error item, paired, and keeps the others', async () => {
+		const reference = uniqueReference('cof');
+		await runVoucher(sandbox, {
+			resource: 'order',
+			operation: 'create',
+			reference,
+			productCode: 'VCH-INSTANT',
+			amount: 1,
+			quantity: 1,
+		});
+		const result = await runVoucher(
+			sandbox,
+			{ resource: 'order', operation: 'get', reference: '={{ $json.ref }}' },
+			{ items: [{ ref: 'nope-1' }, { ref: reference }, { ref: 'nope-2' }], continueOnFail: true },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.main.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(result.json[0].error).toBe('Order nope-1 not found');
+		expect(result.json[1]).toMatchObject({ reference, status: 'COMPLETED' });
+		expect(result.json[2].error).toBe('Order nope-2 not found');
+	});
+
+	it('routes failures to the error output with onError: continueErrorOutput', async () => {
+		const result = await runVoucher(
+			sandbox,
+			{ resource: 'voucher', operation: 'getStatus', voucherCode: '={{ $json.code }}' },
+			{ items: [{ code: 'SBX-ACTIVE-0001' }, { code: 'UNKNOWN' }], onError: 'continueErrorOutput' },
+		);
+		expect(result.items[0].map((item) => item.json.status)).toEqual(['ACTIVE']);
+		expect(result.items[1]).toHaveLength(1);
+		expect(result.items[1][0].json.error).toBe('Voucher not found');
+		expect(result.items[1][0].pairedItem).toEqual({ item: 1 });
+	});
+
+	it('error items hold no key even for an auth failure', async () => {
+		const result = await runVoucher(sandbox, { resource: 'wallet', operation: 'getAll' }, {
+			credential: { secretKey: 'sk_leak_check_123' },
+			continueOnFail: true,
+		});
+		expect(result.json[0].error).toMatch(/HTTP 401/);
+		expect(visibleText(result)).not.toContain('sk_leak_check_123');
+		expect(visibleText(result)).not.toContain(Buffer.from('pk_test_sandbox:sk_leak_check_123').toString('base64'));
+	});
+});

@@ -1,0 +1,18 @@
+/**
+ * Unit and integration tests: everything under test/ except the real-n8n e2e suite,
+ * which has its own config. n8n-workflow is aliased to the CJS build n8n itself loads
+ * (see test/support/vitest.config.mts for why).
+ */
+import { defineConfig } from 'vitest/config';
+
+import { n8nWorkflowSingleCopy } from './test/support/vitest.config.mts';
+
+export default defineConfig({
+	resolve: { alias: n8nWorkflowSingleCopy },
+	test: {
+		include: ['test/**/*.test.{ts,mts}'],
+		exclude: ['test/e2e/**', '**/node_modules/**'],
+		testTimeout: 60_000,
+		hookTimeout: 60_000,
+	},
+});
