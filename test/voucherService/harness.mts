@@ -8,7 +8,7 @@ import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentia
 import { VoucherService } from '../../nodes/VoucherService/VoucherService.node';
 import { startSandbox } from '../../sandbox/server.ts';
 import type { Sandbox, SandboxOptions } from '../../sandbox/server.ts';
-import { runNode } from '../support/runWorkflow';
+import { runNode } from '../support/runWorkflow.mts';
 
 export const voucherNode = new VoucherService();
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Sandbox } from '../../sandbox/server.ts';
-import { runLoadOptions } from '../support/runWorkflow';
+import { runLoadOptions } from '../support/runWorkflow.mts';
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
 import { apiRequests, credentialFor, openSandbox, runVoucher, uniqueReference, voucherNode } from './harness.mts';
 

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test-only code that runs in Node, never inside n8n Cloud */
 /**
  * Boots the parts of n8n-core that a workflow execution reaches for, the way
  * n8n's own `start` command does, but in-process and with throwaway state.
@@ -50,7 +49,6 @@ export function assertSingleN8nWorkflowCopy(): void {
 }
 
 // Typed loosely on purpose: these are n8n-core's private dependency versions.
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const { Container } = coreRequire('@n8n/di') as {
 	Container: { get<T>(type: new (...args: any[]) => T): T };
 };

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/node-usable-as-tool -- test code: a local HTTP server and test-only node types */
 /**
  * Proves the harness runs nodes the way n8n does: real WorkflowExecute, real
  * expression engine, real credential authentication, real HTTP to a local server.
@@ -32,7 +31,7 @@ import {
 	type RunNodeOptions,
 	startNode,
 	workflowNode,
-} from './runWorkflow';
+} from './runWorkflow.mts';
 
 class TestEchoApi implements ICredentialType {
 	name = 'testEchoApi';
@@ -121,7 +120,6 @@ class TestEcho implements INodeType {
 					continue;
 				}
 				// Already a NodeOperationError/NodeApiError; rethrown unchanged so the test sees n8n's own.
-				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
 				throw error;
 			}
 		}

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/node-usable-as-tool -- test-only node types, never loaded by n8n */
 /**
  * Two tiny node types the harness adds to every workflow so a test can feed
  * items into the node under test without depending on n8n-nodes-base.

@@ -36,18 +36,18 @@ import {
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
-import { TestCredentialsHelper } from './credentialsHelper';
+import { TestCredentialsHelper } from './credentialsHelper.mts';
 import {
 	HarnessItems,
 	HarnessManualTrigger,
 	ITEMS_NODE_TYPE,
 	START_NODE_TYPE,
-} from './harnessNodes';
-import { PACKAGE_NAME, ensureN8nRuntime } from './n8nRuntime';
+} from './harnessNodes.mts';
+import { PACKAGE_NAME, ensureN8nRuntime } from './n8nRuntime.mts';
 
-export { disposeN8nRuntime, activeExpressionEngine } from './n8nRuntime';
-export { TestCredentialsHelper } from './credentialsHelper';
-export { START_NODE_TYPE, ITEMS_NODE_TYPE } from './harnessNodes';
+export { disposeN8nRuntime, activeExpressionEngine } from './n8nRuntime.mts';
+export { TestCredentialsHelper } from './credentialsHelper.mts';
+export { START_NODE_TYPE, ITEMS_NODE_TYPE } from './harnessNodes.mts';
 
 type AnyNodeType = INodeType | IVersionedNodeType;
 
