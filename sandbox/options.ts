@@ -1,0 +1,135 @@
+import type { FaultOptions, SandboxOptions, WebhookTarget } from './types.ts';
+
+export type ResolvedOptions = Required<Omit<SandboxOptions, 'faults'>> & { faults: FaultOptions };
+
+export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
+	host: '127.0.0.1',
+	port: 0,
+	timeFactor: 1,
+	processingDelayMs: 1500,
+	latencyMs: 0,
+	faults: {},
+	webhooks: [],
+	orderNotFoundHttpStatus: 200,
+	initialBalanceNgn: 50_000_000,
+	deliveryTimeoutMs: 10_000,
+	log: () => {},
+});
+
+/** A bad option; the admin endpoint answers it with 400. */
+export class OptionError extends Error {}
+
+function check(ok: boolean, message: string): void {
+	if (!ok) throw new OptionError(message);
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isInt = (v: unknown, min: number, max = Number.MAX_SAFE_INTEGER) =>
+	isNumber(v) && Number.isInteger(v) && v >= min && v <= max;
+
+const RATES = [
+	'errorRate',
+	'resetRate',
+	'commitThenDropRate',
+	'commitThen500Rate',
+	'rateLimitRate',
+] as const;
+
+function checkFaults(f: FaultOptions): void {
+	check(typeof f === 'object' && f !== null, 'faults must be an object');
+	for (const key of Object.keys(f))
+		check(
+			[...RATES, 'retryAfterSeconds', 'seed', 'paths'].includes(key),
+			`unknown fault option ${key}`,
+		);
+	for (const rate of RATES)
+		check(
+			f[rate] === undefined || (isNumber(f[rate]) && f[rate] >= 0 && f[rate] <= 1),
+			`faults.${rate} must be in [0, 1]`,
+		);
+	check(
+		f.retryAfterSeconds === undefined || isInt(f.retryAfterSeconds, 0),
+		'faults.retryAfterSeconds must be an integer >= 0',
+	);
+	check(
+		f.seed === undefined || isInt(f.seed, 0, 2 ** 32 - 1),
+		'faults.seed must be an integer in [0, 2^32)',
+	);
+	check(
+		f.paths === undefined ||
+			(Array.isArray(f.paths) && f.paths.every((p) => typeof p === 'string')),
+		'faults.paths must be an array of strings',
+	);
+}
+
+function checkWebhook(t: WebhookTarget, i: number): void {
+	check(typeof t === 'object' && t !== null, `webhooks[${i}] must be an object`);
+	check(
+		typeof t.url === 'string' && /^https?:\/\/[^/]/.test(t.url) && URL.canParse(t.url),
+		`webhooks[${i}].url must be an http(s) URL`,
+	);
+	check(
+		typeof t.secret === 'string' && t.secret.length > 0,
+		`webhooks[${i}].secret must be a non-empty string`,
+	);
+	check(
+		t.events === undefined ||
+			(Array.isArray(t.events) &&
+				t.events.every((e) => e === 'ORDER_UPDATED' || e === 'VOUCHER_UPDATED')),
+		`webhooks[${i}].events must list ORDER_UPDATED and/or VOUCHER_UPDATED`,
+	);
+	check(
+		t.duplicates === undefined || isInt(t.duplicates, 1, 100),
+		`webhooks[${i}].duplicates must be an integer in [1, 100]`,
+	);
+}
+
+/** Validates every key of the patch (unknown keys too, to catch typos in admin calls) and returns the merged options. */
+export function applyOptions(
+	current: ResolvedOptions,
+	patch: Partial<SandboxOptions>,
+): ResolvedOptions {
+	check(
+		typeof patch === 'object' && patch !== null && !Array.isArray(patch),
+		'options must be an object',
+	);
+	for (const [key, v] of Object.entries(patch)) {
+		if (v === undefined) continue;
+		switch (key) {
+			case 'host':
+				check(typeof v === 'string' && v.length > 0, 'host must be a non-empty string');
+				break;
+			case 'port':
+				check(isInt(v, 0, 65535), 'port must be an integer in [0, 65535]');
+				break;
+			case 'timeFactor':
+				check(isNumber(v) && v > 0, 'timeFactor must be a number > 0');
+				break;
+			case 'processingDelayMs':
+			case 'latencyMs':
+			case 'initialBalanceNgn':
+				check(isNumber(v) && v >= 0, `${key} must be a number >= 0`);
+				break;
+			case 'deliveryTimeoutMs':
+				check(isNumber(v) && v > 0, 'deliveryTimeoutMs must be a number > 0');
+				break;
+			case 'orderNotFoundHttpStatus':
+				check(isInt(v, 200, 599), 'orderNotFoundHttpStatus must be an HTTP status in [200, 599]');
+				break;
+			case 'faults':
+				checkFaults(v as FaultOptions);
+				break;
+			case 'webhooks':
+				check(Array.isArray(v), 'webhooks must be an array');
+				(v as WebhookTarget[]).forEach(checkWebhook);
+				break;
+			case 'log':
+				check(typeof v === 'function', 'log must be a function');
+				break;
+			default:
+				throw new OptionError(`unknown option ${key}`);
+		}
+	}
+	const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+	return { ...current, ...defined };
+}

@@ -1,0 +1,93 @@
+import { COUNTRIES, TEMPLATES } from './catalog.ts';
+import { json, text } from './http.ts';
+import type { Reply } from './http.ts';
+import { balanceKobo, toNaira } from './ledger.ts';
+import { orderView, placeOrder } from './orders.ts';
+import type { Issuer } from './orders.ts';
+import type { OrderType, SandboxOrder, SandboxState } from './types.ts';
+import { InvalidRequest, parseOrderRequest } from './validation.ts';
+
+export interface ApiContext {
+	state: SandboxState;
+	issuer: Issuer;
+	orderNotFoundHttpStatus(): number;
+	/** Called once an order is committed, to start processing of PROCESSING orders. */
+	onPlaced(order: SandboxOrder): void;
+}
+
+export interface ApiRequest {
+	method: string;
+	/** Raw path, still percent-encoded, without the query string. */
+	path: string;
+	body: unknown;
+	isJson: boolean;
+}
+
+const ok = (data: unknown): Reply => json(200, { data, statusCode: '00', message: 'Successful' });
+/** Error envelopes carry no data, like the spec's order-not-found response. */
+const fault = (status: number, statusCode: string, message: string): Reply =>
+	json(status, { statusCode, message });
+
+function decodeSegment(raw: string): string | null {
+	try {
+		return decodeURIComponent(raw);
+	} catch {
+		return null;
+	}
+}
+
+function createOrder(ctx: ApiContext, type: OrderType, req: ApiRequest): Reply {
+	if (!req.isJson) return fault(400, '05', 'Request body must be valid JSON');
+	try {
+		const parsed = parseOrderRequest(type, req.body);
+		const result = placeOrder(ctx.state, ctx.issuer, type, parsed);
+		if (result.kind === 'duplicate') return fault(400, '09', 'Order reference already exists');
+		if (result.kind === 'insufficient') return fault(400, '51', 'Insufficient wallet balance');
+		ctx.onPlaced(result.order);
+		return ok(orderView(result.order));
+	} catch (err) {
+		if (err instanceof InvalidRequest) return fault(400, '05', err.message);
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- not node code: unexpected errors go on to the server's 500 handler
+		throw err;
+	}
+}
+
+function getOrder(ctx: ApiContext, rawReference: string): Reply {
+	const reference = decodeSegment(rawReference);
+	const order = reference === null ? undefined : ctx.state.orders.get(reference);
+	if (!order) return fault(ctx.orderNotFoundHttpStatus(), '04', 'Order not found');
+	return ok(orderView(order));
+}
+
+function getVoucherStatus(ctx: ApiContext, rawCode: string): Reply {
+	const code = decodeSegment(rawCode);
+	const voucher = code === null ? undefined : ctx.state.vouchers.get(code);
+	if (!voucher) return text(404, 'Voucher not found');
+	return ok({ status: voucher.state, value: voucher.value, expiryDate: voucher.expiryDate });
+}
+
+const wallets = (ctx: ApiContext): Reply =>
+	ok([
+		{ balance: toNaira(balanceKobo(ctx.state.ledger)), currency: 'NGN' },
+		{ balance: 0, currency: 'USD' },
+	]);
+
+const templates = (): Reply =>
+	ok(TEMPLATES.map(({ id, name, screenshotUrl }) => ({ id, name, screenshotUrl })));
+
+/** The seven /v2 endpoints, for an already authenticated caller. */
+export function routeApi(ctx: ApiContext, req: ApiRequest): Reply {
+	const { method, path } = req;
+	if (method === 'POST' && path === '/v2/orders') return createOrder(ctx, 'download', req);
+	if (method === 'POST' && path === '/v2/orders/recipients')
+		return createOrder(ctx, 'recipients', req);
+	if (method === 'GET') {
+		if (path === '/v2/transactions/wallets') return wallets(ctx);
+		if (path === '/v2/countries') return ok(COUNTRIES);
+		if (path === '/v2/orders/templates') return templates();
+		if (path.startsWith('/v2/vouchers/status/'))
+			return getVoucherStatus(ctx, path.slice('/v2/vouchers/status/'.length));
+		if (path.startsWith('/v2/orders/')) return getOrder(ctx, path.slice('/v2/orders/'.length));
+	}
+	return text(404, 'Not Found');
+}

@@ -1,0 +1,212 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the sandbox is a Node dev tool, not node code, and is never published (package.json files: dist) */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { routeAdmin } from './admin.ts';
+import { authenticate } from './auth.ts';
+import { FORBIDDEN_KEYS, SANDBOX_KEYS, SEED_VOUCHERS, findProduct } from './catalog.ts';
+import { createFaultRoller } from './faults.ts';
+import { parseBody, readBody, send, text } from './http.ts';
+import type { Reply } from './http.ts';
+import { openLedger } from './ledger.ts';
+import { DEFAULT_OPTIONS, OptionError, applyOptions } from './options.ts';
+import { createIssuer, maskCode, orderEventData, settleOrder } from './orders.ts';
+import { routeApi } from './routes.ts';
+import { createScheduler } from './timers.ts';
+import type { RequestLogEntry, SandboxOptions, SandboxOrder, SandboxState } from './types.ts';
+import { createWebhooks } from './webhooks.ts';
+
+export type * from './types.ts';
+export { PRODUCT_CODES, SANDBOX_KEYS, FORBIDDEN_KEYS, SEED_VOUCHERS } from './catalog.ts';
+export { sign } from './webhooks.ts';
+
+export interface Sandbox {
+	url: string;
+	keys: { publicKey: string; secretKey: string };
+	forbiddenKeys: { publicKey: string; secretKey: string };
+	state: SandboxState;
+	configure(patch: Partial<SandboxOptions>): void;
+	reset(): void;
+	emitVoucherUpdate(serial: number, newBalance: number): void;
+	close(): Promise<void>;
+}
+
+const INTERNAL_ERROR: Reply = text(500, 'Internal Server Error');
+
+/** Voucher codes travel in the status path; log lines keep only its first segments. */
+const loggablePath = (path: string) => path.split('/').slice(0, 4).join('/');
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+	let opts = applyOptions(DEFAULT_OPTIONS, options);
+	let rollFault = createFaultRoller(opts.faults);
+	const state: SandboxState = {
+		requests: [],
+		orders: new Map(),
+		ledger: [],
+		deliveries: [],
+		vouchers: new Map(),
+	};
+	const issuer = createIssuer();
+	const scheduler = createScheduler();
+	const log = (line: string) => opts.log(line);
+	const webhooks = createWebhooks({
+		targets: () => opts.webhooks,
+		timeFactor: () => opts.timeFactor,
+		timeoutMs: () => opts.deliveryTimeoutMs,
+		deliveries: state.deliveries,
+		scheduler,
+		log,
+	});
+
+	// Cleared in place: callers may hold references to state's collections.
+	function reset(): void {
+		scheduler.cancelAll();
+		webhooks.forgetInFlight();
+		state.requests.length = 0;
+		state.deliveries.length = 0;
+		state.orders.clear();
+		state.vouchers.clear();
+		for (const seed of SEED_VOUCHERS) {
+			state.vouchers.set(seed.code, {
+				...seed,
+				balance: seed.value,
+				orderNumber: 'SBX-ORD-000000',
+				email: null,
+			});
+		}
+		openLedger(state.ledger, opts.initialBalanceNgn);
+	}
+
+	function configure(patch: Partial<SandboxOptions>): void {
+		if (patch && ('host' in patch || 'port' in patch))
+			throw new OptionError('host and port cannot change at runtime');
+		opts = applyOptions(opts, patch);
+		if (patch.faults !== undefined) rollFault = createFaultRoller(opts.faults);
+	}
+
+	function onPlaced(order: SandboxOrder): void {
+		if (order.status !== 'PROCESSING') return;
+		const outcome = findProduct(order.productCode)!.outcome;
+		scheduler.after(opts.processingDelayMs, () => {
+			settleOrder(state, issuer, order, outcome);
+			log(`order ${order.orderNumber} ${order.status}`);
+			webhooks.emit('ORDER_UPDATED', orderEventData(order));
+		});
+	}
+
+	function emitVoucherUpdate(serial: number, newBalance: number): void {
+		const voucher = [...state.vouchers.values()].find((v) => v.serial === serial);
+		if (!voucher) throw new Error(`No voucher with serial ${serial}`);
+		voucher.balance = newBalance;
+		// A balance change can use a voucher up or bring it back; expired and invalid ones stay so.
+		if (voucher.state === 'ACTIVE' || voucher.state === 'USED')
+			voucher.state = newBalance > 0 ? 'ACTIVE' : 'USED';
+		webhooks.emit('VOUCHER_UPDATED', {
+			orderNumber: voucher.orderNumber,
+			voucherCode: maskCode(voucher.code),
+			serialNumber: voucher.serial,
+			balance: newBalance,
+			email: voucher.email,
+		});
+	}
+
+	async function handleApi(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+		const method = req.method ?? 'GET';
+		const { value: body, isJson } = parseBody(await readBody(req));
+		const entry: RequestLogEntry = {
+			seq: state.requests.length + 1,
+			method,
+			path,
+			body: body ?? null,
+			publicKey: null,
+			status: null,
+			statusCode: null,
+			fault: null,
+			time: new Date().toISOString(),
+		};
+		state.requests.push(entry);
+		const finish = (reply: Reply | null) => {
+			if (reply === null) {
+				req.socket.destroy();
+			} else {
+				entry.status = reply.status;
+				entry.statusCode = (reply.json as { statusCode?: string } | undefined)?.statusCode ?? null;
+				send(res, reply);
+			}
+			log(
+				`${method} ${loggablePath(path)} -> ${entry.status ?? 'dropped'} ${entry.statusCode ?? ''}`.trimEnd(),
+			);
+		};
+
+		if (opts.latencyMs > 0) await sleep(opts.latencyMs);
+		const fault = rollFault(path);
+		entry.fault = fault;
+		if (fault === 'rateLimit') {
+			return finish(
+				text(429, 'Too Many Requests', {
+					'retry-after': String(opts.faults.retryAfterSeconds ?? 1),
+				}),
+			);
+		}
+		if (fault === 'error') return finish(INTERNAL_ERROR);
+		if (fault === 'reset') return finish(null);
+
+		const identity = authenticate(req.headers.authorization);
+		entry.publicKey = identity.publicKey;
+		if (identity.access === 'none')
+			return finish(text(401, 'Unauthorized', { 'www-authenticate': 'Basic realm="sandbox"' }));
+		if (identity.access === 'forbidden') return finish(text(403, 'Forbidden'));
+
+		const reply = routeApi(
+			{ state, issuer, orderNotFoundHttpStatus: () => opts.orderNotFoundHttpStatus, onPlaced },
+			{ method, path, body, isJson },
+		);
+		if (fault === 'commitThenDrop') return finish(null);
+		finish(fault === 'commitThen500' ? INTERNAL_ERROR : reply);
+	}
+
+	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const path = (req.url ?? '/').split('?')[0];
+		if (path.startsWith('/__sandbox/')) {
+			const { value } = parseBody(await readBody(req));
+			return send(res, routeAdmin(sandbox, req.method ?? 'GET', path, value));
+		}
+		if (path === '/v2' || path.startsWith('/v2/')) return handleApi(req, res, path);
+		send(res, text(404, 'Not Found'));
+	}
+
+	const sandbox: Sandbox = {
+		url: '',
+		keys: { ...SANDBOX_KEYS },
+		forbiddenKeys: { ...FORBIDDEN_KEYS },
+		state,
+		configure,
+		reset,
+		emitVoucherUpdate,
+		async close() {
+			scheduler.cancelAll();
+			await webhooks.close();
+			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+			server.closeAllConnections();
+			await closed;
+		},
+	};
+	reset();
+	const server = createServer((req, res) => {
+		handle(req, res).catch((err: unknown) => {
+			log(`internal error: ${err instanceof Error ? err.message : String(err)}`);
+			if (!res.headersSent && !res.destroyed) send(res, INTERNAL_ERROR);
+		});
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(opts.port, opts.host, () => resolve());
+	});
+	const { port } = server.address() as AddressInfo;
+	const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+	sandbox.url = `http://${host}:${port}`;
+	log(`sandbox listening on ${sandbox.url}`);
+	return sandbox;
+}

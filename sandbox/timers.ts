@@ -1,0 +1,23 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- the sandbox is a Node dev tool, not node code, and is never published (package.json files: dist) */
+/** Every timer the sandbox starts goes through here, so reset() and close() can cancel them all. */
+export interface Scheduler {
+	after(ms: number, task: () => void): void;
+	cancelAll(): void;
+}
+
+export function createScheduler(): Scheduler {
+	const pending = new Set<ReturnType<typeof setTimeout>>();
+	return {
+		after(ms, task) {
+			const timer = setTimeout(() => {
+				pending.delete(timer);
+				task();
+			}, ms);
+			pending.add(timer);
+		},
+		cancelAll() {
+			for (const timer of pending) clearTimeout(timer);
+			pending.clear();
+		},
+	};
+}

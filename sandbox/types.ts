@@ -1,0 +1,150 @@
+export type OrderStatus =
+	| 'PROCESSING'
+	| 'COMPLETED'
+	| 'PARTIALLY_COMPLETED'
+	| 'CANCELED'
+	| 'FAILED';
+export type TerminalStatus = Exclude<OrderStatus, 'PROCESSING'>;
+export type ItemStatus = 'DELIVERED' | 'FAILED' | 'CANCELED' | 'PROCESSING';
+export type VoucherState = 'ACTIVE' | 'USED' | 'EXPIRED' | 'INVALID';
+export type OrderType = 'download' | 'recipients';
+export type WebhookEvent = 'ORDER_UPDATED' | 'VOUCHER_UPDATED';
+
+export interface Recipient {
+	firstName: string;
+	lastName: string;
+	email: string;
+}
+
+/** A voucher as the sandbox holds it; API and webhook views hide fields from this. */
+export interface SandboxVoucher {
+	value: number;
+	serial: number;
+	code: string;
+	pin: string;
+	expiryDate: string;
+	status: ItemStatus | null;
+	firstName: string | null;
+	lastName: string | null;
+	email: string | null;
+}
+
+export interface SandboxOrder {
+	orderNumber: string;
+	reference: string;
+	type: OrderType;
+	productCode: string;
+	status: OrderStatus;
+	amount: number;
+	/** Per-voucher debit after any coupon, in kobo. */
+	chargeKobo: number;
+	count: number;
+	couponCode: string | null;
+	pin: string | null;
+	templateId: number | null;
+	narration: string | null;
+	recipients: Recipient[];
+	vouchers: SandboxVoucher[];
+	createdAt: string;
+	settledAt: string | null;
+}
+
+export interface LedgerEntry {
+	seq: number;
+	kind: 'opening' | 'debit' | 'refund';
+	currency: string;
+	/** Signed: debits are negative. */
+	amountKobo: number;
+	balanceAfterKobo: number;
+	reference: string | null;
+	orderNumber: string | null;
+	note: string;
+	time: string;
+}
+
+export interface RequestLogEntry {
+	seq: number;
+	method: string;
+	path: string;
+	body: unknown;
+	/** Public key of the caller when the credential pair is known; the secret is never kept. */
+	publicKey: string | null;
+	/** HTTP status sent, or null when the socket was dropped. */
+	status: number | null;
+	/** Envelope statusCode, when a JSON envelope was sent. */
+	statusCode: string | null;
+	fault: FaultKind | null;
+	time: string;
+}
+
+export interface DeliveryAttempt {
+	event: WebhookEvent;
+	url: string;
+	/** 1-based copy number when a target asks for duplicates. */
+	copy: number;
+	attempt: number;
+	/** Delay waited before this attempt, after timeFactor scaling. */
+	delayMs: number;
+	status: number | null;
+	error: string | null;
+	outcome: 'delivered' | 'retry' | 'gave-up' | 'rejected';
+	time: string;
+	body: string;
+	signature: string;
+}
+
+export type FaultKind = 'error' | 'reset' | 'commitThenDrop' | 'commitThen500' | 'rateLimit';
+
+export interface FaultOptions {
+	errorRate?: number;
+	resetRate?: number;
+	commitThenDropRate?: number;
+	commitThen500Rate?: number;
+	rateLimitRate?: number;
+	retryAfterSeconds?: number;
+	seed?: number;
+	paths?: string[];
+}
+
+export interface WebhookTarget {
+	url: string;
+	secret: string;
+	events?: WebhookEvent[];
+	duplicates?: number;
+}
+
+export interface SandboxOptions {
+	host?: string;
+	port?: number;
+	timeFactor?: number;
+	processingDelayMs?: number;
+	latencyMs?: number;
+	faults?: FaultOptions;
+	webhooks?: WebhookTarget[];
+	orderNotFoundHttpStatus?: number;
+	initialBalanceNgn?: number;
+	deliveryTimeoutMs?: number;
+	log?: (line: string) => void;
+}
+
+/** Every code the status endpoint knows: seeded vouchers and vouchers issued by orders. */
+export interface IssuedVoucher {
+	code: string;
+	serial: number;
+	value: number;
+	balance: number;
+	expiryDate: string;
+	state: VoucherState;
+	orderNumber: string | null;
+	email: string | null;
+}
+
+export interface SandboxState {
+	requests: RequestLogEntry[];
+	/** Keyed by reference, which is unique across both order types. */
+	orders: Map<string, SandboxOrder>;
+	ledger: LedgerEntry[];
+	deliveries: DeliveryAttempt[];
+	/** Keyed by voucher code. */
+	vouchers: Map<string, IssuedVoucher>;
+}
