@@ -3,7 +3,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../sandbox/server.ts';
 import { runLoadOptions } from '../support/runWorkflow.mts';
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
-import { apiRequests, credentialFor, openSandbox, runVoucher, uniqueReference, voucherNode } from './harness.mts';
+import {
+	apiRequests,
+	credentialFor,
+	openSandbox,
+	runVoucher,
+	uniqueReference,
+	voucherNode,
+} from './harness.mts';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -124,7 +131,10 @@ describe('Order → Create for Recipients', () => {
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({ reference, status: 'COMPLETED' });
 		const vouchers = json[0].vouchers as Array<Record<string, unknown>>;
-		expect(vouchers.map((voucher) => voucher.email)).toEqual(['ada@example.com', 'tunde@example.com']);
+		expect(vouchers.map((voucher) => voucher.email)).toEqual([
+			'ada@example.com',
+			'tunde@example.com',
+		]);
 		expect(vouchers.every((voucher) => voucher.status === 'DELIVERED')).toBe(true);
 		const [post] = apiRequests(sandbox, 'POST');
 		expect(post.path).toBe('/v2/orders/recipients');
@@ -160,7 +170,11 @@ describe('Order → Get', () => {
 			amount: 1,
 			quantity: 1,
 		});
-		const { json, error } = await runVoucher(sandbox, { resource: 'order', operation: 'get', reference });
+		const { json, error } = await runVoucher(sandbox, {
+			resource: 'order',
+			operation: 'get',
+			reference,
+		});
 		expect(error).toBeUndefined();
 		expect(json[0]).toMatchObject({ reference, status: 'COMPLETED' });
 		const [get] = apiRequests(sandbox, 'GET');
@@ -214,8 +228,12 @@ describe('lists', () => {
 			{ items: [{ a: 1 }, { a: 2 }] },
 		);
 		const perItem = main.length / 2;
-		expect(main.slice(0, perItem).every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
-		expect(main.slice(perItem).every((item) => (item.pairedItem as { item: number }).item === 1)).toBe(true);
+		expect(
+			main.slice(0, perItem).every((item) => (item.pairedItem as { item: number }).item === 0),
+		).toBe(true);
+		expect(
+			main.slice(perItem).every((item) => (item.pairedItem as { item: number }).item === 1),
+		).toBe(true);
 	});
 });
 

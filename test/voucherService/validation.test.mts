@@ -43,7 +43,11 @@ const withRecipient = (patch: Record<string, string>) =>
 const catalogue: Array<[string, INodeParameters, string]> = [
 	['empty reference (from an empty cell)', download({ reference: '={{ "" }}' }), 'reference'],
 	['blank reference', download({ reference: '   ' }), 'reference'],
-	['empty product code (from an empty cell)', download({ productCode: '={{ $json.missing }}' }), 'productCode'],
+	[
+		'empty product code (from an empty cell)',
+		download({ productCode: '={{ $json.missing }}' }),
+		'productCode',
+	],
 	['blank product code', download({ productCode: ' \t ' }), 'productCode'],
 	['zero amount', download({ amount: 0 }), 'amount'],
 	['negative amount', download({ amount: -5 }), 'amount'],
@@ -71,7 +75,11 @@ const catalogue: Array<[string, INodeParameters, string]> = [
 	['recipients: zero amount', forRecipients({ amount: 0 }), 'amount'],
 	['recipients: blank reference', forRecipients({ reference: ' ' }), 'reference'],
 	['get: blank reference', { resource: 'order', operation: 'get', reference: '  ' }, 'reference'],
-	['status: empty code', { resource: 'voucher', operation: 'getStatus', voucherCode: '={{ "" }}' }, 'voucherCode'],
+	[
+		'status: empty code',
+		{ resource: 'voucher', operation: 'getStatus', voucherCode: '={{ "" }}' },
+		'voucherCode',
+	],
 ];
 
 describe('validation catalogue: bad input is refused before any request', () => {
@@ -93,10 +101,18 @@ describe('validation catalogue: bad input is refused before any request', () => 
 		const result = await runVoucher(
 			sandbox,
 			download({ reference: '={{ $json.ref }}', quantity: '={{ $json.qty }}' }),
-			{ items: [{ ref: 'v-1', qty: 1 }, { ref: 'v-2', qty: 0 }], continueOnFail: true },
+			{
+				items: [
+					{ ref: 'v-1', qty: 1 },
+					{ ref: 'v-2', qty: 0 },
+				],
+				continueOnFail: true,
+			},
 		);
 		expect(result.json[0]).toMatchObject({ reference: 'v-1', status: 'COMPLETED' });
 		expect(result.json[1].error).toMatch(/^Item 1: invalid "quantity"/);
-		expect(apiRequests(sandbox, 'POST').map((entry) => (entry.body as { reference: string }).reference)).toEqual(['v-1']);
+		expect(
+			apiRequests(sandbox, 'POST').map((entry) => (entry.body as { reference: string }).reference),
+		).toEqual(['v-1']);
 	});
 });

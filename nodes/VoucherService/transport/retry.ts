@@ -9,10 +9,10 @@ export interface BackoffPolicy {
 }
 
 /** Reads (GET) are safe to repeat: 5xx, 429 and network errors are retried. */
-export const READ_RETRY: BackoffPolicy = { attempts: 4, baseDelayMs: 300, maxDelayMs: 5_000 };
+export const READ_RETRY: BackoffPolicy = { attempts: 6, baseDelayMs: 250, maxDelayMs: 4_000 };
 
 /** A create that certainly did not reach the service is sent again, at most this often. */
-export const CREATE_RETRY: BackoffPolicy = { attempts: 4, baseDelayMs: 300, maxDelayMs: 5_000 };
+export const CREATE_RETRY: BackoffPolicy = { attempts: 5, baseDelayMs: 250, maxDelayMs: 4_000 };
 
 /** Longest Retry-After we honour; a longer one is cut so a run cannot hang for hours. */
 export const MAX_RETRY_AFTER_MS = 60_000;

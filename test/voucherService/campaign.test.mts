@@ -1,0 +1,406 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import type { Sandbox } from '../../sandbox/server.ts';
+import { apiRequests, openSandbox, runVoucher, uniqueReference } from './harness.mts';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+	sandbox = await openSandbox({ processingDelayMs: 300 });
+});
+afterAll(async () => await sandbox.close());
+beforeEach(() => sandbox.reset());
+
+function sheet(rows: number, prefix = 'row'): IDataObject[] {
+	return Array.from({ length: rows }, (_, i) => ({
+		firstName: `First${i}`,
+		lastName: `Last${i}`,
+		email: `${prefix}${i}@example.com`,
+	}));
+}
+
+const campaign = (
+	reference: string,
+	options: IDataObject = {},
+	extra: INodeParameters = {},
+): INodeParameters => ({
+	resource: 'order',
+	operation: 'createForRecipients',
+	recipientsSource: 'inputItems',
+	reference,
+	productCode: 'VCH-INSTANT',
+	amount: 1000,
+	templateId: 1,
+	options,
+	...extra,
+});
+
+/** Debits per reference: a second debit for one reference would be a double order. */
+function debitsByReference(): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const entry of sandbox.state.ledger.filter((e) => e.kind === 'debit')) {
+		counts.set(entry.reference!, (counts.get(entry.reference!) ?? 0) + 1);
+	}
+	return counts;
+}
+
+describe('recipients from input items', () => {
+	it('turns rows into orders of at most N recipients with <base>-<n> references, one output per row', async () => {
+		const base = uniqueReference('camp');
+		const rows = sheet(25);
+		const { main, error } = await runVoucher(sandbox, campaign(base, { recipientsPerOrder: 10 }), {
+			items: rows,
+		});
+		expect(error).toBeUndefined();
+		const posts = apiRequests(sandbox, 'POST');
+		expect(posts.map((p) => (p.body as IDataObject).reference)).toEqual([
+			`${base}-1`,
+			`${base}-2`,
+			`${base}-3`,
+		]);
+		expect(posts.map((p) => ((p.body as IDataObject).recipients as unknown[]).length)).toEqual([
+			10, 10, 5,
+		]);
+		expect(main).toHaveLength(25);
+		main.forEach((item, index) => {
+			expect(item.pairedItem).toEqual({ item: index });
+			expect(item.json).toMatchObject({
+				email: rows[index].email,
+				reference: `${base}-${Math.floor(index / 10) + 1}`,
+				status: 'COMPLETED',
+				alreadyExisted: false,
+			});
+			expect((item.json.voucher as IDataObject).status).toBe('DELIVERED');
+		});
+		const serials = main.map((item) => (item.json.voucher as IDataObject).serial);
+		expect(new Set(serials).size).toBe(25);
+	});
+
+	it('groups rows by product, amount and template', async () => {
+		const base = uniqueReference('grp');
+		const rows = sheet(6).map((row, i) => ({
+			...row,
+			product: i % 2 ? 'VCH-AMAZON' : 'VCH-JUMIA',
+		}));
+		await runVoucher(sandbox, campaign(base, {}, { productCode: '={{ $json.product }}' }), {
+			items: rows,
+		});
+		const bodies = apiRequests(sandbox, 'POST').map((p) => p.body as IDataObject);
+		expect(
+			bodies.map((b) => [b.reference, b.productCode, (b.recipients as unknown[]).length]),
+		).toEqual([
+			[`${base}-1`, 'VCH-JUMIA', 3],
+			[`${base}-2`, 'VCH-AMAZON', 3],
+		]);
+	});
+
+	it('reads recipient fields from other columns or expressions', async () => {
+		const base = uniqueReference('map');
+		const rows = [{ 'Given Name': 'Ada', Surname: 'Obi', mail: 'ADA@example.com' }];
+		const { json } = await runVoucher(
+			sandbox,
+			campaign(
+				base,
+				{},
+				{
+					firstNameField: 'Given Name',
+					lastNameField: '={{ $json.Surname }}',
+					emailField: '={{ $json.mail.toLowerCase() }}',
+				},
+			),
+			{ items: rows },
+		);
+		expect((apiRequests(sandbox, 'POST')[0].body as IDataObject).recipients).toEqual([
+			{ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com' },
+		]);
+		expect(json[0]).toMatchObject({ email: 'ada@example.com', status: 'COMPLETED' });
+	});
+
+	it('reports a bad row on its own item and still orders the valid rows (continueOnFail)', async () => {
+		const base = uniqueReference('bad');
+		const rows = sheet(4);
+		rows[2].email = 'not-an-email';
+		const { main, items } = await runVoucher(sandbox, campaign(base), {
+			items: rows,
+			onError: 'continueErrorOutput',
+		});
+		expect(main.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 3 }]);
+		expect(items[1]).toHaveLength(1);
+		expect(items[1][0].pairedItem).toEqual({ item: 2 });
+		expect(String(items[1][0].json.error)).toMatch(/^Item 2: invalid "email"/);
+		const [post] = apiRequests(sandbox, 'POST');
+		expect(((post.body as IDataObject).recipients as IDataObject[]).map((r) => r.email)).toEqual([
+			'row0@example.com',
+			'row1@example.com',
+			'row3@example.com',
+		]);
+	});
+
+	it('refuses the whole sheet before sending anything when a row is bad and continueOnFail is off', async () => {
+		const rows = sheet(4);
+		rows[3].lastName = '';
+		const { error } = await runVoucher(sandbox, campaign(uniqueReference('strict')), {
+			items: rows,
+		});
+		expect(error?.message).toMatch(/^Item 3: invalid "lastName"/);
+		expect(apiRequests(sandbox)).toHaveLength(0);
+	});
+
+	it('pairs every one of 1,000 rows to its own output item', async () => {
+		const base = uniqueReference('k');
+		const rows = sheet(1000);
+		const { main } = await runVoucher(sandbox, campaign(base), { items: rows });
+		expect(main).toHaveLength(1000);
+		main.forEach((item, index) => {
+			expect(item.pairedItem).toEqual({ item: index });
+			expect(item.json.email).toBe(rows[index].email);
+		});
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(10);
+	});
+});
+
+describe('safe create: no double orders', () => {
+	it('fault run: 300 orders under 30% 5xx, resets and commit-then-drop: exactly one order each', async () => {
+		const base = uniqueReference('fault');
+		const rows = sheet(300);
+		sandbox.configure({
+			faults: {
+				errorRate: 0.1,
+				resetRate: 0.1,
+				commitThenDropRate: 0.1,
+				seed: 4231,
+				paths: ['/v2/orders'],
+			},
+		});
+		try {
+			const { main, error } = await runVoucher(
+				sandbox,
+				campaign(base, { recipientsPerOrder: 1, concurrency: 8 }),
+				{
+					items: rows,
+				},
+			);
+			expect(error).toBeUndefined();
+			const faults = sandbox.state.requests.filter((r) => r.fault);
+			expect(
+				faults.filter((r) => r.fault === 'commitThenDrop' && r.method === 'POST').length,
+			).toBeGreaterThan(10);
+			expect(faults.filter((r) => r.fault === 'reset').length).toBeGreaterThan(10);
+			expect(faults.filter((r) => r.fault === 'error').length).toBeGreaterThan(10);
+
+			const debits = debitsByReference();
+			const expected = rows.map((_, i) => `${base}-${i + 1}`);
+			expect([...debits.keys()].sort()).toEqual([...expected].sort());
+			expect([...debits.values()].every((count) => count === 1)).toBe(true);
+			main.forEach((item, index) => {
+				const order = sandbox.state.orders.get(`${base}-${index + 1}`)!;
+				expect(item.json).toMatchObject({
+					reference: order.reference,
+					orderNumber: order.orderNumber,
+					status: order.status,
+				});
+				expect(item.pairedItem).toEqual({ item: index });
+			});
+			expect(main.some((item) => item.json.alreadyExisted === true)).toBe(true);
+		} finally {
+			sandbox.configure({ faults: {} });
+		}
+	}, 180_000);
+
+	it('re-run: the same sheet run twice creates no new orders the second time', async () => {
+		const base = uniqueReference('again');
+		const rows = sheet(30);
+		await runVoucher(sandbox, campaign(base, { recipientsPerOrder: 7 }), { items: rows });
+		const ordersAfterFirst = sandbox.state.orders.size;
+		const debitsAfterFirst = sandbox.state.ledger.length;
+		const second = await runVoucher(sandbox, campaign(base, { recipientsPerOrder: 7 }), {
+			items: rows,
+		});
+		expect(sandbox.state.orders.size).toBe(ordersAfterFirst);
+		expect(sandbox.state.ledger.length).toBe(debitsAfterFirst);
+		expect(second.json.every((row) => row.alreadyExisted === true)).toBe(true);
+		expect(second.json.every((row) => (row.voucher as IDataObject)?.status === 'DELIVERED')).toBe(
+			true,
+		);
+	});
+
+	it('never sends a create again while the look-up after a dropped create cannot be answered', async () => {
+		// Every /v2/orders request is committed (if it is a create) and then dropped, look-ups included.
+		sandbox.configure({ faults: { commitThenDropRate: 1, seed: 7, paths: ['/v2/orders'] } });
+		const reference = uniqueReference('drop');
+		try {
+			const { json, error } = await runVoucher(
+				sandbox,
+				{
+					resource: 'order',
+					operation: 'create',
+					reference,
+					productCode: 'VCH-INSTANT',
+					amount: 5,
+					quantity: 2,
+				},
+				{ continueOnFail: true },
+			);
+			expect(error).toBeUndefined();
+			expect(json[0].error).toMatch(/Could not reach the voucher service/);
+			expect(apiRequests(sandbox, 'POST')).toHaveLength(1);
+			expect(apiRequests(sandbox, 'GET').length).toBeGreaterThan(1);
+			expect(debitsByReference().get(reference)).toBe(1);
+		} finally {
+			sandbox.configure({ faults: {} });
+		}
+		const rerun = await runVoucher(sandbox, {
+			resource: 'order',
+			operation: 'create',
+			reference,
+			productCode: 'VCH-INSTANT',
+			amount: 5,
+			quantity: 2,
+		});
+		expect(rerun.json[0]).toMatchObject({ reference, alreadyExisted: true, status: 'COMPLETED' });
+		expect(debitsByReference().get(reference)).toBe(1);
+	});
+
+	it('"If Reference Exists: Fail" refuses a reference used before, and buys nothing', async () => {
+		const reference = uniqueReference('exists');
+		const params = {
+			resource: 'order',
+			operation: 'create',
+			reference,
+			productCode: 'VCH-INSTANT',
+			amount: 5,
+			quantity: 1,
+		};
+		await runVoucher(sandbox, params);
+		const { error } = await runVoucher(sandbox, {
+			...params,
+			options: { ifReferenceExists: 'fail' },
+		});
+		expect(error?.message).toContain(`an order with reference "${reference}" already exists`);
+		expect(debitsByReference().get(reference)).toBe(1);
+		const again = await runVoucher(sandbox, params);
+		expect(again.json[0]).toMatchObject({ reference, alreadyExisted: true });
+	});
+});
+
+describe('create and wait', () => {
+	it.each([
+		['VCH-SLOW-COMPLETED', 'COMPLETED'],
+		['VCH-SLOW-PARTIAL', 'PARTIALLY_COMPLETED'],
+		['VCH-SLOW-FAILED', 'FAILED'],
+		['VCH-SLOW-CANCELED', 'CANCELED'],
+	])('%s: waits for %s', async (productCode, finalStatus) => {
+		const { json, error } = await runVoucher(sandbox, {
+			resource: 'order',
+			operation: 'createForRecipients',
+			reference: uniqueReference('wait'),
+			productCode,
+			amount: 100,
+			templateId: 2,
+			recipients: {
+				recipient: [
+					{ firstName: 'A', lastName: 'One', email: 'a1@example.com' },
+					{ firstName: 'B', lastName: 'Two', email: 'b2@example.com' },
+				],
+			},
+			options: { waitForCompletion: true, waitTimeoutSeconds: 20 },
+		});
+		expect(error).toBeUndefined();
+		expect(json[0].status).toBe(finalStatus);
+		expect(json[0].waitTimedOut).toBeUndefined();
+		if (finalStatus === 'PARTIALLY_COMPLETED') {
+			const statuses = (json[0].vouchers as IDataObject[]).map((v) => v.status);
+			expect(statuses).toContain('DELIVERED');
+			expect(statuses).toContain('FAILED');
+		}
+		expect(apiRequests(sandbox, 'GET').length).toBeGreaterThanOrEqual(1);
+	});
+
+	it('on timeout returns the PROCESSING order, flagged, without failing', async () => {
+		sandbox.configure({ processingDelayMs: 60_000 });
+		try {
+			const { json, error } = await runVoucher(sandbox, {
+				resource: 'order',
+				operation: 'create',
+				reference: uniqueReference('timeout'),
+				productCode: 'VCH-SLOW-COMPLETED',
+				amount: 100,
+				quantity: 1,
+				options: { waitForCompletion: true, waitTimeoutSeconds: 1 },
+			});
+			expect(error).toBeUndefined();
+			expect(json[0]).toMatchObject({
+				status: 'PROCESSING',
+				waitTimedOut: true,
+				vouchersPending: true,
+			});
+		} finally {
+			sandbox.configure({ processingDelayMs: 300 });
+		}
+	});
+});
+
+describe('spending guard', () => {
+	const order = (amount: number, quantity: number, options: IDataObject = {}) => ({
+		resource: 'order',
+		operation: 'create',
+		reference: uniqueReference('guard'),
+		productCode: 'VCH-INSTANT',
+		amount,
+		quantity,
+		options,
+	});
+
+	it('refuses totals above the credential limit, computed in kobo, with 0 requests', async () => {
+		const credential = { maxOrderTotal: 0.3 };
+		const over = await runVoucher(sandbox, order(0.1, 4), { credential });
+		expect(over.error?.message).toMatch(
+			/order total NGN 0\.40 is above the maximum order total of NGN 0\.30/,
+		);
+		expect(apiRequests(sandbox)).toHaveLength(0);
+		// 0.1 × 3 is 0.30000000000000004 in floating point; in kobo it is exactly the limit.
+		const atLimit = await runVoucher(sandbox, order(0.1, 3), { credential });
+		expect(atLimit.error).toBeUndefined();
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(1);
+	});
+
+	it('the tighter of node and credential limits applies, also to recipient orders', async () => {
+		const { error } = await runVoucher(
+			sandbox,
+			campaign(uniqueReference('g'), { maxOrderTotal: 2500 }),
+			{ items: sheet(3), credential: { maxOrderTotal: 1_000_000 } },
+		);
+		expect(error?.message).toMatch(
+			/NGN 3,000\.00 is above the maximum order total of NGN 2,500\.00/,
+		);
+		expect(apiRequests(sandbox)).toHaveLength(0);
+	});
+});
+
+describe('concurrency', () => {
+	it('keeps output order equal to input order while requests overlap', async () => {
+		sandbox.configure({ latencyMs: 40 });
+		try {
+			const references = Array.from({ length: 12 }, () => uniqueReference('conc'));
+			const { json } = await runVoucher(
+				sandbox,
+				{
+					resource: 'order',
+					operation: 'create',
+					reference: '={{ $json.ref }}',
+					productCode: 'VCH-INSTANT',
+					amount: 1,
+					quantity: 1,
+					options: { concurrency: 4 },
+				},
+				{ items: references.map((ref) => ({ ref })) },
+			);
+			expect(json.map((row) => row.reference)).toEqual(references);
+			const times = apiRequests(sandbox, 'POST').map((r) => Date.parse(r.time));
+			const overlapping = times.filter((t, i) => i > 0 && t - times[i - 1] < 20).length;
+			expect(overlapping).toBeGreaterThan(0);
+		} finally {
+			sandbox.configure({ latencyMs: 0 });
+		}
+	});
+});
