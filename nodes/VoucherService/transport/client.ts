@@ -41,6 +41,20 @@ type ApiContext = IExecuteFunctions | ILoadOptionsFunctions;
 
 const REQUEST_TIMEOUT_MS = 60_000;
 
+/*
+ * Plain words for socket errors. The raw code stays out of the message because n8n
+ * replaces any message naming one with its own generic text.
+ */
+const NETWORK_REASONS: Record<string, string> = {
+	ECONNRESET: 'connection reset',
+	ECONNREFUSED: 'connection refused',
+	ECONNABORTED: 'timed out',
+	ETIMEDOUT: 'timed out',
+	ENOTFOUND: 'host not found',
+	EAI_AGAIN: 'host not found',
+	EPIPE: 'connection closed',
+};
+
 /**
  * The only code that talks HTTP to the service. Every request goes through
  * httpRequestWithAuthentication so n8n's proxy, TLS and credential handling apply,
@@ -190,11 +204,11 @@ export class VoucherApiClient {
 		const code =
 			(error as { code?: unknown; cause?: { code?: unknown } }).code ??
 			(error as { cause?: { code?: unknown } }).cause?.code;
-		const reason = typeof code === 'string' ? code : 'no answer';
+		const reason = NETWORK_REASONS[String(code)] ?? 'no answer';
 		return new VoucherApiError(this.node, {
 			kind: 'network',
 			message: `Could not reach the voucher service (${reason})`,
-			description: `The ${call.method} request got no answer. Check the base URL and the network; the request may or may not have been processed.`,
+			description: `The ${call.method} request got no answer${typeof code === 'string' ? ` (${code})` : ''}. Check the base URL and the network; the request may or may not have been processed.`,
 			itemIndex: call.itemIndex,
 		});
 	}

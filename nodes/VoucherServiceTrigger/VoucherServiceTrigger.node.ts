@@ -1,0 +1,159 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { openDelivery, type WebhookEvent } from '../shared/signature';
+import { hasSeen, processStore, recordFirstSighting } from './deduplication';
+import { deduplicationKey, isWanted, type EventFilter } from './events';
+import { triggerProperties } from './properties';
+import { voucherServiceWebhookSecretTest } from './secretTest';
+
+interface OutputOptions {
+	includeHeaders?: boolean;
+	includeRawBody?: boolean;
+	includeUnknownEvents?: boolean;
+}
+
+/** Writes the answer ourselves so that n8n starts no execution and the service stops retrying. */
+function refuse(this: IWebhookFunctions, status: 400 | 401, message: string): IWebhookResponseData {
+	this.getResponseObject().status(status).send(message).end();
+	return { noWebhookResponse: true };
+}
+
+/** A 2xx without workflowData: the service counts it delivered and n8n runs nothing. */
+function acknowledgeWithoutRunning(reason: string): IWebhookResponseData {
+	return { webhookResponse: { received: true, ignored: reason } };
+}
+
+async function readSecret(this: IWebhookFunctions): Promise<unknown> {
+	try {
+		const credentials = await this.getCredentials('voucherServiceWebhookApi');
+		return credentials.secret;
+	} catch {
+		// Missing or undecryptable credentials must fail closed, like a wrong secret
+		return undefined;
+	}
+}
+
+function toItem(
+	event: WebhookEvent,
+	rawBody: Buffer,
+	headers: IDataObject,
+	options: OutputOptions,
+): IDataObject {
+	return {
+		event: event.type,
+		data: event.data as IDataObject,
+		receivedAt: new Date().toISOString(),
+		...(options.includeHeaders ? { headers } : {}),
+		...(options.includeRawBody ? { rawBody: rawBody.toString('utf8') } : {}),
+	};
+}
+
+export class VoucherServiceTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Voucher Service Trigger',
+		name: 'voucherServiceTrigger',
+		icon: { light: 'file:voucherService.svg', dark: 'file:voucherService.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow on signed order and voucher events from the voucher service',
+		defaults: { name: 'Voucher Service Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'voucherServiceWebhookApi',
+				required: true,
+				testedBy: 'voucherServiceWebhookSecretTest',
+			},
+		],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: triggerProperties,
+	};
+
+	methods = {
+		credentialTest: { voucherServiceWebhookSecretTest },
+	};
+
+	// URLs are registered by hand in the dashboard, so there is nothing to call here.
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const request = this.getRequestObject();
+		const secret = await readSecret.call(this);
+		const delivery = openDelivery(request.rawBody, request.headers.signature, secret);
+		if (delivery.status === 'unauthorized') return refuse.call(this, 401, 'Unauthorized');
+		if (delivery.status === 'malformed') return refuse.call(this, 400, 'Not a webhook event');
+
+		const { event } = delivery;
+		const options = this.getNodeParameter('options', {}) as OutputOptions;
+		const filter: EventFilter = {
+			events: this.getNodeParameter('events', []) as string[],
+			orderStatuses: this.getNodeParameter('orderStatuses', []) as string[],
+			includeUnknownEvents: options.includeUnknownEvents === true,
+		};
+		if (!isWanted(event, filter)) return acknowledgeWithoutRunning('filtered');
+
+		const key = deduplicationKey(event);
+		if (key !== undefined && (this.getNodeParameter('suppressDuplicates', true) as boolean)) {
+			const now = Date.now();
+			const scope = `${this.getWorkflow().id}:${this.getNode().id}`;
+			const persisted = hasSeen(this.getWorkflowStaticData('node'), key, now);
+			if (persisted || !recordFirstSighting(processStore(scope), key, now)) {
+				return acknowledgeWithoutRunning('duplicate');
+			}
+		}
+
+		const item = toItem(event, request.rawBody, request.headers as IDataObject, options);
+		return { workflowData: [[{ json: item }]] };
+	}
+
+	/*
+	 * Runs inside the execution a delivery started. n8n 2.x does not persist static data
+	 * written in webhook() once that delivery starts an execution (starting it resets the
+	 * change flag), but it does save what the execution itself changes when it finishes.
+	 */
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		if (this.getNodeParameter('suppressDuplicates', 0, true) as boolean) {
+			const store = this.getWorkflowStaticData('node');
+			for (const { json } of items) {
+				const key = deduplicationKey({
+					type: String(json.event),
+					data: (json.data ?? {}) as IDataObject,
+				});
+				if (key !== undefined) recordFirstSighting(store, key, Date.now());
+			}
+		}
+		return [items];
+	}
+}
