@@ -6,8 +6,8 @@ import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
 import { VoucherService } from '../../nodes/VoucherService/VoucherService.node';
-import { startSandbox } from '../../sandbox/server.ts';
-import type { Sandbox, SandboxOptions } from '../../sandbox/server.ts';
+import { startSandbox } from '../../sandbox/server.mts';
+import type { Sandbox, SandboxOptions } from '../../sandbox/server.mts';
 import { runNode } from '../support/runWorkflow.mts';
 
 export const voucherNode = new VoucherService();

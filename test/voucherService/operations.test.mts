@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import type { Sandbox } from '../../sandbox/server.ts';
+import type { Sandbox } from '../../sandbox/server.mts';
 import { runLoadOptions } from '../support/runWorkflow.mts';
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
 import {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox/server.ts';
+import type { Sandbox } from '../../sandbox/server.mts';
 import { apiRequests, openSandbox, runVoucher } from './harness.mts';
 
 let sandbox: Sandbox;

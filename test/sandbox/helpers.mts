@@ -1,11 +1,10 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tests of the sandbox run on plain Node, not inside n8n */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 
-import type { Sandbox } from '../../sandbox/server.ts';
+import type { Sandbox } from '../../sandbox/server.mts';
 
 export interface Keys {
 	publicKey: string;
@@ -20,7 +19,6 @@ export interface ApiResponse {
 	headers: IncomingHttpHeaders;
 	text: string;
 	/** Parsed body when it is JSON, else undefined; loosely typed so assertions can walk it. */
-	// eslint-disable-next-line @typescript-eslint/no-explicit-any
 	body: any;
 }
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startSandbox } from '../../sandbox/server.ts';
-import type { Sandbox } from '../../sandbox/server.ts';
-import { call, placeDownload } from './helpers.ts';
+import { startSandbox } from '../../sandbox/server.mts';
+import type { Sandbox } from '../../sandbox/server.mts';
+import { call, placeDownload } from './helpers.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {

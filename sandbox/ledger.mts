@@ -1,4 +1,4 @@
-import type { LedgerEntry } from './types.ts';
+import type { LedgerEntry } from './types.mts';
 
 /**
  * Naira amount to whole kobo, read from the number's decimal text so no binary

@@ -1,11 +1,11 @@
-import { COUNTRIES, TEMPLATES } from './catalog.ts';
-import { json, text } from './http.ts';
-import type { Reply } from './http.ts';
-import { balanceKobo, toNaira } from './ledger.ts';
-import { orderView, placeOrder } from './orders.ts';
-import type { Issuer } from './orders.ts';
-import type { OrderType, SandboxOrder, SandboxState } from './types.ts';
-import { InvalidRequest, parseOrderRequest } from './validation.ts';
+import { COUNTRIES, TEMPLATES } from './catalog.mts';
+import { json, text } from './http.mts';
+import type { Reply } from './http.mts';
+import { balanceKobo, toNaira } from './ledger.mts';
+import { orderView, placeOrder } from './orders.mts';
+import type { Issuer } from './orders.mts';
+import type { OrderType, SandboxOrder, SandboxState } from './types.mts';
+import { InvalidRequest, parseOrderRequest } from './validation.mts';
 
 export interface ApiContext {
 	state: SandboxState;
@@ -47,7 +47,6 @@ function createOrder(ctx: ApiContext, type: OrderType, req: ApiRequest): Reply {
 		return ok(orderView(result.order));
 	} catch (err) {
 		if (err instanceof InvalidRequest) return fault(400, '05', err.message);
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- not node code: unexpected errors go on to the server's 500 handler
 		throw err;
 	}
 }

@@ -1,4 +1,4 @@
-import { FORBIDDEN_KEYS, SANDBOX_KEYS } from './catalog.ts';
+import { FORBIDDEN_KEYS, SANDBOX_KEYS } from './catalog.mts';
 
 export type Identity =
 	| { access: 'full' | 'forbidden'; publicKey: string }

@@ -1,4 +1,4 @@
-import type { TerminalStatus, VoucherState } from './types.ts';
+import type { TerminalStatus, VoucherState } from './types.mts';
 
 export interface Product {
 	name: string;

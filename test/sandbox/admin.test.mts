@@ -1,13 +1,12 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- tests of the sandbox run on plain Node, not inside n8n */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { startSandbox } from '../../sandbox/server.ts';
-import type { Sandbox } from '../../sandbox/server.ts';
-import { placeDownload, startReceiver, waitFor } from './helpers.ts';
+import { startSandbox } from '../../sandbox/server.mts';
+import type { Sandbox } from '../../sandbox/server.mts';
+import { placeDownload, startReceiver, waitFor } from './helpers.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -22,7 +21,6 @@ async function admin(method: 'GET' | 'POST', path: string, body?: unknown) {
 		headers: body === undefined ? {} : { 'content-type': 'application/json' },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
-	// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions walk arbitrary JSON
 	return { status: res.statusCode, body: (await res.body.json()) as any };
 }
 
@@ -105,7 +103,7 @@ describe('admin endpoints', () => {
 
 describe('npm run sandbox (main.ts)', () => {
 	it('prints its URL and keys, serves, and exits cleanly on SIGTERM', async () => {
-		const main = fileURLToPath(new URL('../../sandbox/main.ts', import.meta.url));
+		const main = fileURLToPath(new URL('../../sandbox/main.mts', import.meta.url));
 		const child = spawn(process.execPath, [main, '--quiet'], {
 			env: { ...process.env, SANDBOX_PORT: '0' },
 		});

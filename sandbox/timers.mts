@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- the sandbox is a Node dev tool, not node code, and is never published (package.json files: dist) */
 /** Every timer the sandbox starts goes through here, so reset() and close() can cancel them all. */
 export interface Scheduler {
 	after(ms: number, task: () => void): void;

@@ -1,8 +1,7 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console -- the sandbox is a Node dev tool, not node code, and is never published (package.json files: dist) */
 import { parseArgs } from 'node:util';
 
-import { PRODUCT_CODES, startSandbox } from './server.ts';
-import type { FaultOptions, SandboxOptions, WebhookTarget } from './server.ts';
+import { PRODUCT_CODES, startSandbox } from './server.mts';
+import type { FaultOptions, SandboxOptions, WebhookTarget } from './server.mts';
 
 const USAGE = `Usage: npm run sandbox -- [options]
   --port N                 (SANDBOX_PORT, default 4010; 0 picks a free port)

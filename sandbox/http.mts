@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the sandbox is a Node dev tool, not node code, and is never published (package.json files: dist) */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** What a handler decided to answer; the server decides whether it is really sent. */

@@ -1,7 +1,7 @@
-import { COUPONS, TEMPLATES, findProduct } from './catalog.ts';
-import type { Product } from './catalog.ts';
-import { toKobo } from './ledger.ts';
-import type { OrderType, Recipient } from './types.ts';
+import { COUPONS, TEMPLATES, findProduct } from './catalog.mts';
+import type { Product } from './catalog.mts';
+import { toKobo } from './ledger.mts';
+import type { OrderType, Recipient } from './types.mts';
 
 /** The spec gives no bound; this one keeps a single request from exhausting the sandbox's memory. */
 export const MAX_VOUCHERS_PER_ORDER = 10_000;

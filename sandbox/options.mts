@@ -1,4 +1,4 @@
-import type { FaultOptions, SandboxOptions, WebhookTarget } from './types.ts';
+import type { FaultOptions, SandboxOptions, WebhookTarget } from './types.mts';
 
 export type ResolvedOptions = Required<Omit<SandboxOptions, 'faults'>> & { faults: FaultOptions };
 

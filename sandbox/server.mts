@@ -1,26 +1,25 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the sandbox is a Node dev tool, not node code, and is never published (package.json files: dist) */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { routeAdmin } from './admin.ts';
-import { authenticate } from './auth.ts';
-import { FORBIDDEN_KEYS, SANDBOX_KEYS, SEED_VOUCHERS, findProduct } from './catalog.ts';
-import { createFaultRoller } from './faults.ts';
-import { parseBody, readBody, send, text } from './http.ts';
-import type { Reply } from './http.ts';
-import { openLedger } from './ledger.ts';
-import { DEFAULT_OPTIONS, OptionError, applyOptions } from './options.ts';
-import { createIssuer, maskCode, orderEventData, settleOrder } from './orders.ts';
-import { routeApi } from './routes.ts';
-import { createScheduler } from './timers.ts';
-import type { RequestLogEntry, SandboxOptions, SandboxOrder, SandboxState } from './types.ts';
-import { createWebhooks } from './webhooks.ts';
+import { routeAdmin } from './admin.mts';
+import { authenticate } from './auth.mts';
+import { FORBIDDEN_KEYS, SANDBOX_KEYS, SEED_VOUCHERS, findProduct } from './catalog.mts';
+import { createFaultRoller } from './faults.mts';
+import { parseBody, readBody, send, text } from './http.mts';
+import type { Reply } from './http.mts';
+import { openLedger } from './ledger.mts';
+import { DEFAULT_OPTIONS, OptionError, applyOptions } from './options.mts';
+import { createIssuer, maskCode, orderEventData, settleOrder } from './orders.mts';
+import { routeApi } from './routes.mts';
+import { createScheduler } from './timers.mts';
+import type { RequestLogEntry, SandboxOptions, SandboxOrder, SandboxState } from './types.mts';
+import { createWebhooks } from './webhooks.mts';
 
-export type * from './types.ts';
-export { PRODUCT_CODES, SANDBOX_KEYS, FORBIDDEN_KEYS, SEED_VOUCHERS } from './catalog.ts';
-export { sign } from './webhooks.ts';
+export type * from './types.mts';
+export { PRODUCT_CODES, SANDBOX_KEYS, FORBIDDEN_KEYS, SEED_VOUCHERS } from './catalog.mts';
+export { sign } from './webhooks.mts';
 
 export interface Sandbox {
 	url: string;

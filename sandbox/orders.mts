@@ -1,14 +1,14 @@
 import { randomBytes, randomInt } from 'node:crypto';
 
-import { balanceKobo, post } from './ledger.ts';
-import type { OrderRequest } from './validation.ts';
+import { balanceKobo, post } from './ledger.mts';
+import type { OrderRequest } from './validation.mts';
 import type {
 	OrderType,
 	SandboxOrder,
 	SandboxState,
 	SandboxVoucher,
 	TerminalStatus,
-} from './types.ts';
+} from './types.mts';
 
 /**
  * Order numbers and serials keep counting across reset(), so a webhook receiver

@@ -1,12 +1,11 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tests of the sandbox run on plain Node, not inside n8n */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { startSandbox } from '../../sandbox/server.ts';
-import type { Sandbox } from '../../sandbox/server.ts';
-import { call, placeDownload, placeRecipients, startReceiver, waitFor } from './helpers.ts';
-import type { Hit } from './helpers.ts';
+import { startSandbox } from '../../sandbox/server.mts';
+import type { Sandbox } from '../../sandbox/server.mts';
+import { call, placeDownload, placeRecipients, startReceiver, waitFor } from './helpers.mts';
+import type { Hit } from './helpers.mts';
 
 const SECRET = 'whsec_sandbox_test_ä';
 const TIME_FACTOR = 0.001; // retry delays of 180, 360, 720 and 1440 ms

@@ -1,8 +1,8 @@
-import { json } from './http.ts';
-import type { Reply } from './http.ts';
-import { balanceKobo, toNaira } from './ledger.ts';
-import { OptionError } from './options.ts';
-import type { SandboxOptions, SandboxState } from './types.ts';
+import { json } from './http.mts';
+import type { Reply } from './http.mts';
+import { balanceKobo, toNaira } from './ledger.mts';
+import { OptionError } from './options.mts';
+import type { SandboxOptions, SandboxState } from './types.mts';
 
 export interface AdminContext {
 	url: string;
@@ -46,7 +46,6 @@ export function routeAdmin(ctx: AdminContext, method: string, path: string, body
 				return json(200, { ok: true });
 			} catch (err) {
 				if (err instanceof OptionError) return problem(400, err.message);
-				// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- not node code: unexpected errors go on to the server's 500 handler
 				throw err;
 			}
 	}

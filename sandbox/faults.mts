@@ -1,4 +1,4 @@
-import type { FaultKind, FaultOptions } from './types.ts';
+import type { FaultKind, FaultOptions } from './types.mts';
 
 /** mulberry32: tiny, seedable, good enough to make fault runs reproducible. */
 function prng(seed: number): () => number {

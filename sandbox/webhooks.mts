@@ -1,9 +1,8 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- the sandbox is a Node dev tool, not node code, and is never published (package.json files: dist) */
 import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 
-import type { Scheduler } from './timers.ts';
-import type { DeliveryAttempt, WebhookEvent, WebhookTarget } from './types.ts';
+import type { Scheduler } from './timers.mts';
+import type { DeliveryAttempt, WebhookEvent, WebhookTarget } from './types.mts';
 
 export const MAX_ATTEMPTS = 5;
 const FIRST_RETRY_DELAY_MS = 3 * 60_000;
