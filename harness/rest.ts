@@ -1,0 +1,219 @@
+/* eslint-disable -- harness code, never shipped: the fixed n8n community lint config targets node code */
+// A small client for n8n's internal REST API (the one the editor uses),
+// checked against n8n 2.41.1's controllers:
+//   POST /rest/owner/setup          {email, firstName, lastName, password}
+//   POST /rest/login                {emailOrLdapLoginId, password}
+//   POST /rest/credentials          {name, type, data}
+//   POST /rest/credentials/test     {credentials: {name, type, data}}  (the editor's "Test" button)
+//   POST /rest/workflows            workflow JSON
+//   POST /rest/workflows/:id/run    {triggerToStartFrom: {name}}       (the editor's "Execute workflow")
+//   POST /rest/workflows/:id/activate {versionId}                      (publish)
+//   GET  /rest/executions/:id       execution with flatted `data`
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { installDir } from './paths.ts';
+
+export const OWNER = {
+	email: 'owner@example.com',
+	firstName: 'Demo',
+	lastName: 'Owner',
+	password: 'Voucher-Demo-1',
+};
+
+export interface WorkflowJson {
+	id?: string;
+	name: string;
+	nodes: Array<{
+		id?: string;
+		name: string;
+		type: string;
+		typeVersion: number;
+		parameters: Record<string, unknown>;
+		credentials?: Record<string, { id: string; name: string }>;
+		[k: string]: unknown;
+	}>;
+	connections: Record<string, unknown>;
+	settings?: Record<string, unknown>;
+	[k: string]: unknown;
+}
+
+export interface NodeRun {
+	startTime: number;
+	executionStatus?: string;
+	error?: { message: string; description?: string; [k: string]: unknown };
+	data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> };
+}
+
+export interface Execution {
+	id: string;
+	finished: boolean;
+	status: string;
+	mode: string;
+	workflowId: string;
+	data: {
+		resultData: {
+			runData: Record<string, NodeRun[]>;
+			error?: { message: string; [k: string]: unknown };
+			lastNodeExecuted?: string;
+		};
+	};
+}
+
+let flatted: { parse(s: string): unknown } | undefined;
+function parseFlatted(s: string): unknown {
+	// n8n stores execution data in the `flatted` format; use n8n's own copy.
+	flatted ??= createRequire(join(installDir(), 'node_modules', 'n8n', 'package.json'))('flatted');
+	return flatted!.parse(s);
+}
+
+export class N8nRest {
+	cookie = '';
+	readonly url: string;
+	constructor(url: string) {
+		this.url = url;
+	}
+
+	async request<T = any>(
+		method: string,
+		path: string,
+		body?: unknown,
+		okStatuses = [200],
+	): Promise<T> {
+		const res = await fetch(this.url + path, {
+			method,
+			headers: {
+				'content-type': 'application/json',
+				'browser-id': 'voucher-e2e',
+				...(this.cookie ? { cookie: this.cookie } : {}),
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const setCookie = res.headers.getSetCookie?.() ?? [];
+		const auth = setCookie.find((c) => c.startsWith('n8n-auth='));
+		if (auth) this.cookie = auth.split(';')[0];
+		const text = await res.text();
+		if (!okStatuses.includes(res.status)) {
+			throw new Error(`${method} ${path} -> ${res.status}: ${text.slice(0, 2000)}`);
+		}
+		const json = text ? JSON.parse(text) : undefined;
+		return (json && typeof json === 'object' && 'data' in json ? json.data : json) as T;
+	}
+
+	/** Creates the owner account on a fresh n8n, or logs in when it exists. */
+	async ensureOwner(owner = OWNER): Promise<void> {
+		const settings = await this.request('GET', '/rest/settings');
+		if (settings?.userManagement?.showSetupOnFirstLoad) {
+			await this.request('POST', '/rest/owner/setup', owner);
+		}
+		await this.login(owner);
+	}
+
+	async login(owner = OWNER): Promise<void> {
+		await this.request('POST', '/rest/login', {
+			emailOrLdapLoginId: owner.email,
+			password: owner.password,
+		});
+	}
+
+	async createCredential(
+		name: string,
+		type: string,
+		data: Record<string, unknown>,
+	): Promise<{ id: string; name: string }> {
+		return await this.request('POST', '/rest/credentials', { name, type, data });
+	}
+
+	async listCredentials(): Promise<Array<{ id: string; name: string; type: string }>> {
+		return await this.request('GET', '/rest/credentials');
+	}
+
+	/**
+	 * What the editor sends to test a credential: its data, plus the id of the
+	 * saved credential ('' for one not saved yet, which only an owner/admin may
+	 * test). Answers { status: 'OK' | 'Error', message }.
+	 */
+	async testCredential(
+		type: string,
+		data: Record<string, unknown>,
+		id = '',
+		name = 'test',
+	): Promise<{ status: string; message: string }> {
+		return await this.request('POST', '/rest/credentials/test', {
+			credentials: { id, name, type, data },
+		});
+	}
+
+	async createWorkflow(wf: WorkflowJson): Promise<{ id: string; versionId: string; name: string }> {
+		const { id: _id, active: _a, ...rest } = wf as WorkflowJson & { active?: boolean };
+		return await this.request('POST', '/rest/workflows', { ...rest, active: false });
+	}
+
+	async getWorkflow(id: string): Promise<any> {
+		return await this.request('GET', `/rest/workflows/${id}`);
+	}
+
+	async activateWorkflow(id: string): Promise<any> {
+		const wf = await this.getWorkflow(id);
+		return await this.request('POST', `/rest/workflows/${id}/activate`, {
+			versionId: wf.versionId,
+		});
+	}
+
+	async deactivateWorkflow(id: string): Promise<any> {
+		return await this.request('POST', `/rest/workflows/${id}/deactivate`, {});
+	}
+
+	/** Runs a saved workflow like the editor's "Execute workflow" button and waits for it to finish. */
+	async runWorkflow(id: string, triggerName: string, timeoutMs = 60_000): Promise<Execution> {
+		const started = await this.request('POST', `/rest/workflows/${id}/run`, {
+			triggerToStartFrom: { name: triggerName },
+		});
+		if (!started?.executionId)
+			throw new Error(`workflow ${id} did not start: ${JSON.stringify(started)}`);
+		return await this.waitForExecution(String(started.executionId), timeoutMs);
+	}
+
+	async getExecution(id: string): Promise<Execution> {
+		const ex = await this.request('GET', `/rest/executions/${id}`);
+		if (ex && typeof ex.data === 'string') ex.data = parseFlatted(ex.data);
+		return ex as Execution;
+	}
+
+	async waitForExecution(id: string, timeoutMs = 60_000): Promise<Execution> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const ex = await this.getExecution(id).catch(() => undefined);
+			if (ex && !['new', 'running', 'waiting'].includes(ex.status)) return ex;
+			if (Date.now() > deadline)
+				throw new Error(`execution ${id} did not finish in ${timeoutMs} ms (status ${ex?.status})`);
+			await new Promise((r) => setTimeout(r, 250));
+		}
+	}
+
+	/** Executions of a workflow, newest first (summaries, no data). */
+	async listExecutions(
+		workflowId: string,
+	): Promise<Array<{ id: string; status: string; mode: string }>> {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const res = await this.request('GET', `/rest/executions?filter=${filter}&limit=100`);
+		return res.results ?? res;
+	}
+}
+
+/** The items a node output on its main output `index` in the first run. */
+export function nodeOutput(
+	ex: Execution,
+	nodeName: string,
+	index = 0,
+): Array<Record<string, unknown>> {
+	const runs = ex.data.resultData.runData[nodeName];
+	if (!runs?.length)
+		throw new Error(
+			`node "${nodeName}" did not run; ran: ${Object.keys(ex.data.resultData.runData).join(', ')}`,
+		);
+	return (runs[0].data?.main?.[index] ?? []).map((i) => i.json);
+}
+
+export function nodeError(ex: Execution, nodeName: string): NodeRun['error'] {
+	return ex.data.resultData.runData[nodeName]?.[0]?.error;
+}

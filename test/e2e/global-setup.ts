@@ -1,0 +1,92 @@
+/* eslint-disable -- test code, never shipped: the fixed n8n community lint config targets node code */
+// Runs once before the e2e files: installs what a fresh machine lacks (n8n
+// into the per-user cache, Debian's chromium), packs our package, installs the
+// tarball into a throwaway n8n user folder like a manual community-package
+// install, starts one n8n for all files and creates its owner account.
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+import type { TestProject } from 'vitest/node';
+
+import { ensureN8nInstalled } from '../../harness/install.ts';
+import {
+	installCommunityPackage,
+	makeUserFolder,
+	startN8n,
+	type RunningN8n,
+} from '../../harness/n8n.ts';
+import { buildAndPack } from '../../harness/package-under-test.ts';
+import { REPO_ROOT } from '../../harness/paths.ts';
+import { N8nRest, OWNER } from '../../harness/rest.ts';
+
+declare module 'vitest' {
+	export interface ProvidedContext {
+		n8nUrl: string;
+		n8nUserFolder: string;
+		owner: typeof OWNER;
+		timings: Record<string, number>;
+	}
+}
+
+function say(msg: string): void {
+	process.stderr.write(`[e2e setup] ${msg}\n`);
+}
+
+async function timed<T>(
+	label: string,
+	timings: Record<string, number>,
+	fn: () => Promise<T> | T,
+): Promise<T> {
+	const t0 = Date.now();
+	const result = await fn();
+	timings[label] = (Date.now() - t0) / 1000;
+	say(`${label}: ${timings[label].toFixed(1)} s`);
+	return result;
+}
+
+function ensureChromium(): Promise<void> {
+	return new Promise((resolve, reject) => {
+		const child = spawn('bash', [join(REPO_ROOT, 'scripts', 'ensure-chromium.sh')], {
+			stdio: ['ignore', 'inherit', 'inherit'],
+		});
+		child.on('error', reject);
+		child.on('exit', (code) =>
+			code === 0 ? resolve() : reject(new Error(`ensure-chromium.sh exited ${code}`)),
+		);
+	});
+}
+
+let n8n: RunningN8n | undefined;
+
+export default async function setup(project: TestProject) {
+	const timings: Record<string, number> = {};
+	// The browser installs in the background (apt-get, a child process) while
+	// n8n is installed (a cache hit is instant) and our package is packed.
+	const chromium = timed('chromium (background)', timings, ensureChromium);
+	await timed('n8n install', timings, ensureN8nInstalled);
+	const tarball = await timed('build + npm pack', timings, () => buildAndPack());
+	const userFolder = makeUserFolder('voucher-e2e-n8n-');
+	await timed('install tarball into .n8n/nodes', timings, () =>
+		installCommunityPackage(userFolder, tarball),
+	);
+	rmSync(dirname(tarball), { recursive: true, force: true });
+	n8n = await timed('n8n start', timings, () => startN8n({ userFolder }));
+	say(`n8n ${n8n.url} (pid ${n8n.pid}, user folder ${userFolder}, log ${n8n.logFile})`);
+	const rest = new N8nRest(n8n.url);
+	await rest.ensureOwner(OWNER);
+	await chromium.catch((e) => say(`chromium unavailable: ${(e as Error).message}`));
+
+	project.provide('n8nUrl', n8n.url);
+	project.provide('n8nUserFolder', userFolder);
+	project.provide('owner', OWNER);
+	project.provide('timings', timings);
+
+	return async () => {
+		const t0 = Date.now();
+		await n8n?.stop();
+		say(`n8n stopped in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+		if (process.env.E2E_KEEP_N8N_FOLDER) say(`kept ${userFolder}`);
+		else rmSync(userFolder, { recursive: true, force: true });
+	};
+}
