@@ -9,6 +9,7 @@ import type {
 import { operationProperties, resourceField, route } from './actions/router';
 import { getTemplates } from './methods/loadOptions';
 import { API_CREDENTIAL } from './transport/client';
+import { voucherServiceWebhookSecretTest } from '../VoucherServiceTrigger/secretTest';
 
 export class VoucherService implements INodeType {
 	description: INodeTypeDescription = {
@@ -24,11 +25,26 @@ export class VoucherService implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: API_CREDENTIAL, required: true }],
+		credentials: [
+			{
+				name: API_CREDENTIAL,
+				required: true,
+				displayOptions: { hide: { resource: ['webhook'] } },
+			},
+			{
+				name: 'voucherServiceWebhookApi',
+				required: true,
+				testedBy: 'voucherServiceWebhookSecretTest',
+				displayOptions: { show: { resource: ['webhook'] } },
+			},
+		],
 		properties: [resourceField, ...operationProperties],
 	};
 
-	methods = { loadOptions: { getTemplates } };
+	methods = {
+		loadOptions: { getTemplates },
+		credentialTest: { voucherServiceWebhookSecretTest },
+	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await route.call(this);

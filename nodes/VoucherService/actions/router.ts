@@ -16,11 +16,12 @@ import * as template from './template';
 import type { VoucherOperation } from './types';
 import * as voucher from './voucher';
 import * as wallet from './wallet';
+import * as webhook from './webhook';
 
 const resources: Record<
 	string,
 	{ operations: Record<string, VoucherOperation>; operationField: INodeProperties }
-> = { order, voucher, wallet, country, template };
+> = { order, voucher, wallet, country, template, webhook };
 
 export const resourceField: INodeProperties = {
 	displayName: 'Resource',
@@ -34,6 +35,7 @@ export const resourceField: INodeProperties = {
 		{ name: 'Template', value: 'template' },
 		{ name: 'Voucher', value: 'voucher' },
 		{ name: 'Wallet', value: 'wallet' },
+		{ name: 'Webhook', value: 'webhook' },
 	],
 };
 
@@ -52,7 +54,7 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	const operation = resources[resource]?.operations[operationName];
 	if (!operation || items.length === 0) return [[]];
 
-	const client = await VoucherApiClient.create(this);
+	const client = new VoucherApiClient(this);
 	const whole = await operation.executeAll?.call(this, client);
 	if (whole) return [whole];
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;

@@ -4,7 +4,7 @@ import { VoucherApiClient } from '../transport/client';
 
 /** Templates for the Template dropdown: the client's own and the global ones. */
 export async function getTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const client = await VoucherApiClient.create(this);
+	const client = new VoucherApiClient(this);
 	const templates = await client.request<IDataObject[] | null>({
 		method: 'GET',
 		path: '/v2/orders/templates',

@@ -61,32 +61,36 @@ const NETWORK_REASONS: Record<string, string> = {
  * and every answer is turned into the envelope or one VoucherApiError.
  */
 export class VoucherApiClient {
-	private constructor(
-		private readonly context: ApiContext,
-		private readonly baseUrl: string,
-		readonly maxOrderTotalNgn: number,
-	) {}
+	private settings?: Promise<{ baseUrl: string; maxOrderTotalNgn: number }>;
 
-	/** Reads the credential once per execution; per-request reads would repeat its decryption. */
-	static async create(context: ApiContext): Promise<VoucherApiClient> {
-		const credentials = await context.getCredentials(API_CREDENTIAL);
-		const baseUrl = String(credentials.baseUrl ?? '')
-			.trim()
-			.replace(/\/+$/, '');
-		const maxOrderTotal = Number(credentials.maxOrderTotal ?? 0);
-		return new VoucherApiClient(
-			context,
-			baseUrl,
-			Number.isFinite(maxOrderTotal) && maxOrderTotal > 0 ? maxOrderTotal : 0,
-		);
-	}
+	constructor(private readonly context: ApiContext) {}
 
 	get node(): INode {
 		return this.context.getNode();
 	}
 
+	/** Read once, on first use: operations that never call the API need no API credential. */
+	private async credentialSettings() {
+		this.settings ??= this.context.getCredentials(API_CREDENTIAL).then((credentials) => {
+			const maxOrderTotal = Number(credentials.maxOrderTotal ?? 0);
+			return {
+				baseUrl: String(credentials.baseUrl ?? '')
+					.trim()
+					.replace(/\/+$/, ''),
+				maxOrderTotalNgn: Number.isFinite(maxOrderTotal) && maxOrderTotal > 0 ? maxOrderTotal : 0,
+			};
+		});
+		return await this.settings;
+	}
+
+	/** The credential's spending limit in NGN; 0 = none. */
+	async maxOrderTotalNgn(): Promise<number> {
+		return (await this.credentialSettings()).maxOrderTotalNgn;
+	}
+
 	/** One attempt. Resolves with the envelope for any enveloped answer, throws otherwise. */
 	async send(call: ApiCall): Promise<Envelope> {
+		const { baseUrl } = await this.credentialSettings();
 		let response: HttpResponse;
 		try {
 			response = (await this.context.helpers.httpRequestWithAuthentication.call(
@@ -94,7 +98,7 @@ export class VoucherApiClient {
 				API_CREDENTIAL,
 				{
 					method: call.method,
-					url: `${this.baseUrl}${call.path}`,
+					url: `${baseUrl}${call.path}`,
 					body: call.body,
 					json: true,
 					timeout: REQUEST_TIMEOUT_MS,

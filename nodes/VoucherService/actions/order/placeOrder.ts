@@ -86,7 +86,7 @@ export async function placeOrder(
 		this.getNode(),
 		itemIndex,
 		{ amountKobo: toKobo(order.amount) as number, vouchers: order.vouchers },
-		[client.maxOrderTotalNgn, Number(options.maxOrderTotal ?? 0)],
+		[await client.maxOrderTotalNgn(), Number(options.maxOrderTotal ?? 0)],
 	);
 	const created = await createOrderSafely(client, {
 		path: order.path,
