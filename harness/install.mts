@@ -1,9 +1,8 @@
-/* eslint-disable -- harness code, never shipped: the fixed n8n community lint config targets node code (it bans process, child_process, node:fs, ...) */
 // Installs the pinned n8n (harness/package.json + package-lock.json) into
 //   ${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-voucher-service/n8n-<version>/<key>/
 // where <key> hashes the manifest and the lock. Run it with Node 24 first on
 // PATH and npm_config_nodedir set (scripts/with-node24.sh does both):
-//   bash scripts/with-node24.sh node harness/install.ts
+//   bash scripts/with-node24.sh node harness/install.mts
 //
 // Idempotent: returns at once when the marker file exists. Safe against
 // partial installs: it installs into a staging folder, renames it into place,
@@ -37,7 +36,7 @@ import {
 	isInstalled,
 	n8nBin,
 	versionDir,
-} from './paths.ts';
+} from './paths.mts';
 
 const NATIVE = ['sqlite3', 'isolated-vm'];
 

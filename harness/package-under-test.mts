@@ -1,11 +1,10 @@
-/* eslint-disable -- harness code, never shipped: the fixed n8n community lint config targets node code */
 // Builds our package (when dist is stale) and packs it with `npm pack`, so
 // n8n gets exactly what a user would install from the registry.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from './paths.ts';
+import { REPO_ROOT } from './paths.mts';
 
 function newestMtime(path: string): number {
 	if (!existsSync(path)) return 0;

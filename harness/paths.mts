@@ -1,5 +1,4 @@
-/* eslint-disable -- harness code, never shipped: the fixed n8n community lint config targets node code (it bans process, child_process, node:fs, ...) */
-// Where the harness keeps the real n8n install. Shared by install.ts, n8n.ts
+// Where the harness keeps the real n8n install. Shared by install.mts, n8n.mts
 // and the tests. The install lives outside the clone so it survives across
 // fresh clones (CI runs `.ci/run` in a new clone every time).
 import { createHash } from 'node:crypto';
@@ -40,7 +39,7 @@ export function installDir(key = installKey()): string {
 	return join(versionDir(), key);
 }
 
-/** Written last by install.ts; an install without it is incomplete. */
+/** Written last by install.mts; an install without it is incomplete. */
 export const MARKER = '.install-complete';
 
 export function n8nBin(dir = installDir()): string {

@@ -1,4 +1,3 @@
-/* eslint-disable -- harness code, never shipped: the fixed n8n community lint config targets node code */
 // A small client for n8n's internal REST API (the one the editor uses),
 // checked against n8n 2.41.1's controllers:
 //   POST /rest/owner/setup          {email, firstName, lastName, password}
@@ -11,7 +10,7 @@
 //   GET  /rest/executions/:id       execution with flatted `data`
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { installDir } from './paths.ts';
+import { installDir } from './paths.mts';
 
 export const OWNER = {
 	email: 'owner@example.com',

@@ -1,12 +1,11 @@
-/* eslint-disable -- test code, never shipped: the fixed n8n community lint config targets node code */
 // Every operation of the action node, run by a real n8n the way the editor's
 // "Execute workflow" button runs it (POST /rest/workflows/:id/run), against the
 // sandbox. Asserts what n8n output AND what the sandbox received.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { nodeError, nodeOutput, type N8nRest } from '../../harness/rest.ts';
+import { nodeError, nodeOutput, type N8nRest } from '../../harness/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { API_CREDENTIAL, loadWorkflow, ownerClient, workflowFiles } from './helpers.ts';
+import { API_CREDENTIAL, loadWorkflow, ownerClient, workflowFiles } from './helpers.mts';
 
 describe('action node operations in n8n', () => {
 	let rest: N8nRest;

@@ -1,11 +1,10 @@
-/* eslint-disable -- test code, never shipped: the fixed n8n community lint config targets node code */
 // The credential's "Test" button in the editor, reached through the same REST
 // endpoint the editor calls (POST /rest/credentials/test), against the sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { N8nRest } from '../../harness/rest.ts';
+import type { N8nRest } from '../../harness/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { API_CREDENTIAL, ownerClient } from './helpers.ts';
+import { API_CREDENTIAL, ownerClient } from './helpers.mts';
 
 describe('credential test (the editor\'s "Test" button)', () => {
 	let rest: N8nRest;

@@ -1,4 +1,3 @@
-/* eslint-disable -- test code, never shipped: the fixed n8n community lint config targets node code */
 // Runs once before the e2e files: installs what a fresh machine lacks (n8n
 // into the per-user cache, Debian's chromium), packs our package, installs the
 // tarball into a throwaway n8n user folder like a manual community-package
@@ -9,16 +8,16 @@ import { dirname, join } from 'node:path';
 
 import type { TestProject } from 'vitest/node';
 
-import { ensureN8nInstalled } from '../../harness/install.ts';
+import { ensureN8nInstalled } from '../../harness/install.mts';
 import {
 	installCommunityPackage,
 	makeUserFolder,
 	startN8n,
 	type RunningN8n,
-} from '../../harness/n8n.ts';
-import { buildAndPack } from '../../harness/package-under-test.ts';
-import { REPO_ROOT } from '../../harness/paths.ts';
-import { N8nRest, OWNER } from '../../harness/rest.ts';
+} from '../../harness/n8n.mts';
+import { buildAndPack } from '../../harness/package-under-test.mts';
+import { REPO_ROOT } from '../../harness/paths.mts';
+import { N8nRest, OWNER } from '../../harness/rest.mts';
 
 declare module 'vitest' {
 	export interface ProvidedContext {
@@ -67,14 +66,20 @@ export default async function setup(project: TestProject) {
 	await timed('n8n install', timings, ensureN8nInstalled);
 	const tarball = await timed('build + npm pack', timings, () => buildAndPack());
 	const userFolder = makeUserFolder('voucher-e2e-n8n-');
-	await timed('install tarball into .n8n/nodes', timings, () =>
-		installCommunityPackage(userFolder, tarball),
-	);
-	rmSync(dirname(tarball), { recursive: true, force: true });
-	n8n = await timed('n8n start', timings, () => startN8n({ userFolder }));
-	say(`n8n ${n8n.url} (pid ${n8n.pid}, user folder ${userFolder}, log ${n8n.logFile})`);
-	const rest = new N8nRest(n8n.url);
-	await rest.ensureOwner(OWNER);
+	try {
+		await timed('install tarball into .n8n/nodes', timings, () =>
+			installCommunityPackage(userFolder, tarball),
+		);
+		n8n = await timed('n8n start', timings, () => startN8n({ userFolder }));
+		say(`n8n ${n8n.url} (pid ${n8n.pid}, user folder ${userFolder}, log ${n8n.logFile})`);
+		await new N8nRest(n8n.url).ensureOwner(OWNER);
+	} catch (e) {
+		await n8n?.stop();
+		rmSync(userFolder, { recursive: true, force: true });
+		throw e;
+	} finally {
+		rmSync(dirname(tarball), { recursive: true, force: true });
+	}
 	await chromium.catch((e) => say(`chromium unavailable: ${(e as Error).message}`));
 
 	project.provide('n8nUrl', n8n.url);

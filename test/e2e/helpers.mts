@@ -1,11 +1,10 @@
-/* eslint-disable -- test code, never shipped: the fixed n8n community lint config targets node code */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { inject } from 'vitest';
 
-import { N8nRest, type WorkflowJson } from '../../harness/rest.ts';
+import { N8nRest, type WorkflowJson } from '../../harness/rest.mts';
 
 export const API_CREDENTIAL = 'voucherServiceApi';
 export const WEBHOOK_CREDENTIAL = 'voucherServiceWebhookApi';
@@ -13,6 +12,8 @@ export const ACTION_NODE = 'n8n-nodes-voucher-service.voucherService';
 export const TRIGGER_NODE = 'n8n-nodes-voucher-service.voucherServiceTrigger';
 
 const WORKFLOW_DIR = fileURLToPath(new URL('./workflows/', import.meta.url));
+
+export const n8nUrl = (): string => inject('n8nUrl');
 
 /** A REST client logged in as the owner of the n8n that global-setup started. */
 export async function ownerClient(): Promise<N8nRest> {
@@ -31,11 +32,15 @@ export function workflowFiles(): string[] {
  * Reads test/e2e/workflows/<name>.json and points its credential references
  * ("{{credential:<key>}}" ids) at credentials created for this run.
  */
+export function rawWorkflow(name: string): WorkflowJson {
+	return JSON.parse(readFileSync(join(WORKFLOW_DIR, `${name}.json`), 'utf8')) as WorkflowJson;
+}
+
 export function loadWorkflow(
 	name: string,
 	credentials: Record<string, { id: string; name: string }>,
 ): WorkflowJson {
-	const wf = JSON.parse(readFileSync(join(WORKFLOW_DIR, `${name}.json`), 'utf8')) as WorkflowJson;
+	const wf = rawWorkflow(name);
 	for (const node of wf.nodes) {
 		for (const [type, ref] of Object.entries(node.credentials ?? {})) {
 			const m = /^\{\{credential:(\w+)\}\}$/.exec(ref.id);

@@ -1,4 +1,3 @@
-/* eslint-disable -- test code, never shipped: the fixed n8n community lint config targets node code */
 // Our packed tarball, installed like a manual community-package install, is
 // loaded by a real n8n: both nodes and both credentials are listed, which
 // means every import of the compiled code (zod included) resolved inside n8n.
@@ -7,14 +6,14 @@ import { join } from 'node:path';
 
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 
-import type { N8nRest } from '../../harness/rest.ts';
+import type { N8nRest } from '../../harness/rest.mts';
 import {
 	ACTION_NODE,
 	API_CREDENTIAL,
 	TRIGGER_NODE,
 	WEBHOOK_CREDENTIAL,
 	ownerClient,
-} from './helpers.ts';
+} from './helpers.mts';
 
 describe('the package inside n8n', () => {
 	let rest: N8nRest;

@@ -1,6 +1,6 @@
 /* eslint-disable -- test config, never shipped: the fixed n8n community lint config targets node code */
 // End-to-end tests against a real n8n (see harness/). One n8n is started by
-// global-setup.ts for the whole run, with our packed package installed the
+// global-setup.mts for the whole run, with our packed package installed the
 // way a community package is installed manually; files run one after another.
 import { fileURLToPath } from 'node:url';
 
@@ -11,8 +11,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export default defineConfig({
 	root,
 	test: {
-		include: ['test/e2e/**/*.e2e.test.ts'],
-		globalSetup: ['test/e2e/global-setup.ts'],
+		include: ['test/e2e/**/*.e2e.test.mts'],
+		globalSetup: ['test/e2e/global-setup.mts'],
 		fileParallelism: false,
 		pool: 'forks',
 		testTimeout: 120_000,
