@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox/server.mts';
-import { apiRequests, openSandbox, runVoucher, uniqueReference } from './harness.mts';
+import { apiRequests, runVoucher, uniqueReference, sandboxForThisFile } from './harness.mts';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await openSandbox({ processingDelayMs: 300 });
-});
-afterAll(async () => await sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = await sandboxForThisFile({ processingDelayMs: 300 });
 
 function sheet(rows: number, prefix = 'row'): IDataObject[] {
 	return Array.from({ length: rows }, (_, i) => ({

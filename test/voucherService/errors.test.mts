@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import type { Sandbox } from '../../sandbox/server.mts';
 import {
@@ -7,14 +7,10 @@ import {
 	runVoucher,
 	SECRET_KEY_MARKER,
 	uniqueReference,
+	sandboxForThisFile,
 } from './harness.mts';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await openSandbox();
-});
-afterAll(async () => await sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = await sandboxForThisFile();
 
 const getOrder = (reference: string) => ({ resource: 'order', operation: 'get', reference });
 

@@ -3,6 +3,7 @@
  * Each test file starts its own sandbox so request logs never mix.
  */
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+import { afterAll, beforeEach } from 'vitest';
 
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
 import { VoucherService } from '../../nodes/VoucherService/VoucherService.node';
@@ -21,6 +22,20 @@ export interface CredentialOverrides {
 
 export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	return await startSandbox({ processingDelayMs: 150, timeFactor: 0.0005, ...options });
+}
+
+/**
+ * A sandbox for the calling test file: started at import, reset before each test (unless
+ * the file wants its request log to accumulate), closed after the file.
+ */
+export async function sandboxForThisFile(
+	options: SandboxOptions = {},
+	{ resetBeforeEach = true } = {},
+): Promise<Sandbox> {
+	const sandbox = await openSandbox(options);
+	afterAll(async () => await sandbox.close());
+	if (resetBeforeEach) beforeEach(() => sandbox.reset());
+	return sandbox;
 }
 
 export function credentialFor(sandbox: Sandbox, overrides: CredentialOverrides = {}): IDataObject {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import type { Sandbox } from '../../sandbox/server.mts';
 import { runLoadOptions } from '../support/runWorkflow.mts';
@@ -10,14 +10,10 @@ import {
 	runVoucher,
 	uniqueReference,
 	voucherNode,
+	sandboxForThisFile,
 } from './harness.mts';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await openSandbox();
-});
-afterAll(async () => await sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = await sandboxForThisFile();
 
 describe('Order → Create (download)', () => {
 	it('creates a completed order whose vouchers carry codes and PINs', async () => {

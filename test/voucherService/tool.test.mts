@@ -4,21 +4,21 @@
  * invokes it with arguments, and the node runs with those arguments as its input item,
  * where $fromAI() reads them.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { INode, INodeParameters } from 'n8n-workflow';
 import { createNodeAsTool } from 'n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool';
 
-import type { Sandbox } from '../../sandbox/server.mts';
 import { packageNodeTypeName, workflowNode } from '../support/runWorkflow.mts';
-import { apiRequests, openSandbox, runVoucher, uniqueReference, voucherNode } from './harness.mts';
+import {
+	apiRequests,
+	runVoucher,
+	uniqueReference,
+	voucherNode,
+	sandboxForThisFile,
+} from './harness.mts';
 import type { CredentialOverrides } from './harness.mts';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await openSandbox();
-});
-afterAll(async () => await sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = await sandboxForThisFile();
 
 function agentTool(
 	name: string,

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox/server.mts';
-import { apiRequests, openSandbox, runVoucher } from './harness.mts';
+import { apiRequests, runVoucher, sandboxForThisFile } from './harness.mts';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await openSandbox();
-});
-afterAll(async () => await sandbox.close());
+const sandbox = await sandboxForThisFile({}, { resetBeforeEach: false });
 
 const download = (overrides: INodeParameters): INodeParameters => ({
 	resource: 'order',

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
@@ -15,5 +15,22 @@ export function listOperation(resource: string, path: string): VoucherOperation 
 			const list = await client.request<IDataObject[] | null>({ method: 'GET', path, itemIndex });
 			return Array.isArray(list) ? list : [];
 		},
+	};
+}
+
+/** The Operation dropdown of a list-only resource. */
+export function listOperationField(
+	resource: string,
+	action: string,
+	description: string,
+): INodeProperties {
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		default: 'getAll',
+		options: [{ name: 'Get Many', value: 'getAll', action, description }],
 	};
 }

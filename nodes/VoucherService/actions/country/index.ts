@@ -1,23 +1,11 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import { listOperationField } from '../../shared/listOperation';
 import type { VoucherOperation } from '../types';
 import * as getAll from './getAll.operation';
 
 export const operations: Record<string, VoucherOperation> = { getAll };
 
-export const operationField: INodeProperties = {
-	displayName: 'Operation',
-	name: 'operation',
-	type: 'options',
-	noDataExpression: true,
-	displayOptions: { show: { resource: ['country'] } },
-	default: 'getAll',
-	options: [
-		{
-			name: 'Get Many',
-			value: 'getAll',
-			action: 'Get many countries',
-			description: 'Countries the service supports',
-		},
-	],
-};
+export const operationField = listOperationField(
+	'country',
+	'Get many countries',
+	'Countries the service supports',
+);

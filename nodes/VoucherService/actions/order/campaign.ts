@@ -5,11 +5,11 @@ import type { VoucherApiClient } from '../../transport/client';
 import { asNodeError } from '../../transport/errors';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { errorItem } from '../../shared/errorItem';
-import { COUPON_CODE_FIELD, DEFAULT_CONCURRENCY } from '../../shared/fields';
+import { DEFAULT_CONCURRENCY } from '../../shared/fields';
 import type { OrderResult } from '../../shared/order';
 import { campaignRowSchema, validate } from '../../shared/validation';
 import type { RecipientOrderInput } from '../../shared/validation';
-import { placeOrder } from './placeOrder';
+import { placeOrder, readOrderFields } from './placeOrder';
 import { recipientOrderBody } from './recipientOrderBody';
 
 /** Recipients per order when a campaign is split; the spec publishes no maximum. */
@@ -47,14 +47,11 @@ function recipientValue(
 }
 
 function readRow(context: IExecuteFunctions, itemIndex: number): Row {
-	const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const common = readOrderFields(context, itemIndex);
 	const fields = {
-		reference: context.getNodeParameter('reference', itemIndex),
-		productCode: context.getNodeParameter('productCode', itemIndex),
-		amount: context.getNodeParameter('amount', itemIndex),
+		...common.fields,
 		templateId: context.getNodeParameter('templateId', itemIndex),
-		narration: additional.narration,
-		couponCode: additional[COUPON_CODE_FIELD],
+		narration: common.additional.narration,
 	};
 	const groupKey = JSON.stringify(Object.values(fields));
 	const recipient = Object.fromEntries(

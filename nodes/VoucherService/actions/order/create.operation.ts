@@ -11,7 +11,7 @@ import {
 	referenceField,
 } from '../../shared/fields';
 import { downloadOrderSchema, validate } from '../../shared/validation';
-import { createOptionsField, placeOrder, toOutput } from './placeOrder';
+import { createOptionsField, placeOrder, readOrderFields, toOutput } from './placeOrder';
 
 const properties: INodeProperties[] = [
 	referenceField(
@@ -61,17 +61,10 @@ export async function execute(
 	client: VoucherApiClient,
 	itemIndex: number,
 ): Promise<IDataObject[]> {
-	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const { fields, additional } = readOrderFields(this, itemIndex);
 	const input = validate(
 		downloadOrderSchema,
-		{
-			reference: this.getNodeParameter('reference', itemIndex),
-			productCode: this.getNodeParameter('productCode', itemIndex),
-			amount: this.getNodeParameter('amount', itemIndex),
-			quantity: this.getNodeParameter('quantity', itemIndex),
-			pin: additional.pin,
-			couponCode: additional[COUPON_CODE_FIELD],
-		},
+		{ ...fields, quantity: this.getNodeParameter('quantity', itemIndex), pin: additional.pin },
 		this.getNode(),
 		itemIndex,
 	);

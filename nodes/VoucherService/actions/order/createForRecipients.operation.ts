@@ -9,14 +9,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { VoucherApiClient } from '../../transport/client';
 import {
 	amountField,
-	COUPON_CODE_FIELD,
 	couponCodeOption,
 	outputModeField,
 	productCodeField,
 	referenceField,
 } from '../../shared/fields';
 import { recipientOrderSchema, validate } from '../../shared/validation';
-import { createOptionsField, placeOrder, toOutput } from './placeOrder';
+import { createOptionsField, placeOrder, readOrderFields, toOutput } from './placeOrder';
 import { recipientOrderBody } from './recipientOrderBody';
 import { DEFAULT_RECIPIENTS_PER_ORDER, executeCampaign, RECIPIENT_FIELDS } from './campaign';
 
@@ -156,18 +155,14 @@ export async function execute(
 	client: VoucherApiClient,
 	itemIndex: number,
 ): Promise<IDataObject[]> {
-	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const recipients = this.getNodeParameter('recipients.recipient', itemIndex, []) as IDataObject[];
+	const { fields, additional } = readOrderFields(this, itemIndex);
 	const input = validate(
 		recipientOrderSchema,
 		{
-			reference: this.getNodeParameter('reference', itemIndex),
-			productCode: this.getNodeParameter('productCode', itemIndex),
-			amount: this.getNodeParameter('amount', itemIndex),
+			...fields,
 			templateId: this.getNodeParameter('templateId', itemIndex),
-			recipients,
+			recipients: this.getNodeParameter('recipients.recipient', itemIndex, []),
 			narration: additional.narration,
-			couponCode: additional[COUPON_CODE_FIELD],
 		},
 		this.getNode(),
 		itemIndex,

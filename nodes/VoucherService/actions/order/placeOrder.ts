@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
-import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
+import { concurrencyOption, COUPON_CODE_FIELD, maxOrderTotalOption } from '../../shared/fields';
 import { toKobo } from '../../shared/money';
 import { orderOutput } from '../../shared/order';
 import type { OrderResult, OutputMode } from '../../shared/order';
@@ -72,6 +72,20 @@ export interface CreateOptions {
 export interface OrderToPlace extends Omit<CreateOrderRequest, 'ifReferenceExists'> {
 	amount: number;
 	vouchers: number;
+}
+
+/** The raw fields every create reads, before validation; `additional` holds the rest. */
+export function readOrderFields(context: IExecuteFunctions, itemIndex: number) {
+	const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	return {
+		additional,
+		fields: {
+			reference: context.getNodeParameter('reference', itemIndex),
+			productCode: context.getNodeParameter('productCode', itemIndex),
+			amount: context.getNodeParameter('amount', itemIndex),
+			couponCode: additional[COUPON_CODE_FIELD],
+		},
+	};
 }
 
 /** Spending guard, safe create, optional wait: the path every created order takes. */

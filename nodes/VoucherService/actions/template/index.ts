@@ -1,23 +1,11 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import { listOperationField } from '../../shared/listOperation';
 import type { VoucherOperation } from '../types';
 import * as getAll from './getAll.operation';
 
 export const operations: Record<string, VoucherOperation> = { getAll };
 
-export const operationField: INodeProperties = {
-	displayName: 'Operation',
-	name: 'operation',
-	type: 'options',
-	noDataExpression: true,
-	displayOptions: { show: { resource: ['template'] } },
-	default: 'getAll',
-	options: [
-		{
-			name: 'Get Many',
-			value: 'getAll',
-			action: 'Get many templates',
-			description: "Delivery e-mail templates: your business's own and the global ones",
-		},
-	],
-};
+export const operationField = listOperationField(
+	'template',
+	'Get many templates',
+	"Delivery e-mail templates: your business's own and the global ones",
+);

@@ -1,23 +1,11 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import { listOperationField } from '../../shared/listOperation';
 import type { VoucherOperation } from '../types';
 import * as getAll from './getAll.operation';
 
 export const operations: Record<string, VoucherOperation> = { getAll };
 
-export const operationField: INodeProperties = {
-	displayName: 'Operation',
-	name: 'operation',
-	type: 'options',
-	noDataExpression: true,
-	displayOptions: { show: { resource: ['wallet'] } },
-	default: 'getAll',
-	options: [
-		{
-			name: 'Get Many',
-			value: 'getAll',
-			action: 'Get many wallets',
-			description: 'Wallet balances, one per currency',
-		},
-	],
-};
+export const operationField = listOperationField(
+	'wallet',
+	'Get many wallets',
+	'Wallet balances, one per currency',
+);
