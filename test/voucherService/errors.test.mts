@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import type { Sandbox } from '../../sandbox/server.mts';
 import {
 	apiRequests,
-	openSandbox,
 	runVoucher,
 	SECRET_KEY_MARKER,
 	uniqueReference,

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import type { Sandbox } from '../../sandbox/server.mts';
 import { runLoadOptions } from '../support/runWorkflow.mts';
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
 import {
 	apiRequests,
 	credentialFor,
-	openSandbox,
 	runVoucher,
 	uniqueReference,
 	voucherNode,
