@@ -90,7 +90,7 @@ export function n8nEnv(
 		N8N_HOST: '127.0.0.1',
 		N8N_PROTOCOL: 'http',
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
-		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+		N8N_WEBHOOK_URL: `http://127.0.0.1:${port}/`,
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_SECURE_COOKIE: 'false',

@@ -158,6 +158,26 @@ export class N8nRest {
 		});
 	}
 
+	/**
+	 * Activation answers before the production webhooks are routable; a request
+	 * in between gets 404. An OPTIONS (CORS preflight) request runs nothing and
+	 * answers 204 once the path is registered (n8n 2.41.1: 500 before).
+	 */
+	async waitForWebhook(url: string, timeoutMs = 15_000): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const res = await fetch(url, {
+				method: 'OPTIONS',
+				headers: { origin: this.url, 'access-control-request-method': 'POST' },
+			});
+			await res.arrayBuffer();
+			if (res.ok) return;
+			if (Date.now() > deadline)
+				throw new Error(`webhook ${url} was not registered within ${timeoutMs} ms`);
+			await new Promise((r) => setTimeout(r, 200));
+		}
+	}
+
 	async deactivateWorkflow(id: string): Promise<any> {
 		return await this.request('POST', `/rest/workflows/${id}/deactivate`, {});
 	}

@@ -71,6 +71,7 @@ describe('trigger node in n8n', () => {
 		});
 		triggerWorkflowId = (await rest.createWorkflow(loadWorkflow('trigger-events', { webhook }))).id;
 		await rest.activateWorkflow(triggerWorkflowId);
+		await rest.waitForWebhook(webhookUrl);
 		slowWorkflowId = (await rest.createWorkflow(loadWorkflow('order-slow', { api }))).id;
 	});
 	afterAll(async () => {
@@ -168,5 +169,64 @@ describe('trigger node in n8n', () => {
 		});
 		expect(tampered.status).toBe(401);
 		await expectExecutionCount(before);
+	});
+});
+
+describe("action node: Webhook → Verify Signature behind n8n's own Webhook node", () => {
+	let rest: N8nRest;
+	let workflowId: string;
+	const url = () => `${n8nUrl()}/webhook/e2e-verify-signature`;
+
+	beforeAll(async () => {
+		rest = await ownerClient();
+		const webhook = await rest.createCredential(
+			'Voucher webhooks (e2e verify)',
+			WEBHOOK_CREDENTIAL,
+			{
+				secret: SECRET,
+			},
+		);
+		workflowId = (await rest.createWorkflow(loadWorkflow('webhook-verify-signature', { webhook })))
+			.id;
+		await rest.activateWorkflow(workflowId);
+		await rest.waitForWebhook(url());
+	});
+	afterAll(async () => {
+		if (workflowId) await rest.deactivateWorkflow(workflowId).catch(() => {});
+	});
+
+	// Deliberately not compact JSON: the check must cover the bytes as sent.
+	const body =
+		'{ "type": "ORDER_UPDATED",\n  "data": {"orderNumber": "ORD-1", "reference": "r-1", "status": "CANCELED"} }';
+
+	it('accepts the exact bytes signed with the secret and hands on the parsed event', async () => {
+		const res = await fetch(url(), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', signature: sign(SECRET, body) },
+			body,
+		});
+		expect(res.status).toBe(200);
+		expect(await res.json()).toEqual({
+			valid: true,
+			event: {
+				type: 'ORDER_UPDATED',
+				data: { orderNumber: 'ORD-1', reference: 'r-1', status: 'CANCELED' },
+			},
+		});
+	});
+
+	it('says valid: false for another secret or changed bytes', async () => {
+		for (const [signature, sent] of [
+			[sign('whsec_someone_else', body), body],
+			[sign(SECRET, body), body.replace('CANCELED', 'COMPLETED')],
+		]) {
+			const res = await fetch(url(), {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', signature },
+				body: sent,
+			});
+			expect(res.status).toBe(200);
+			expect(await res.json()).toEqual({ valid: false });
+		}
 	});
 });
