@@ -2,7 +2,6 @@ import type { WebhookEvent } from '../shared/signature';
 
 export const ORDER_UPDATED = 'ORDER_UPDATED';
 export const VOUCHER_UPDATED = 'VOUCHER_UPDATED';
-export const TERMINAL_ORDER_STATUSES = ['COMPLETED', 'PARTIALLY_COMPLETED', 'CANCELED', 'FAILED'];
 
 export interface EventFilter {
 	events: string[];

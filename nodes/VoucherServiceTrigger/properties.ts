@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { ORDER_UPDATED, TERMINAL_ORDER_STATUSES, VOUCHER_UPDATED } from './events';
+import { TERMINAL_ORDER_STATUSES } from '../shared/orderStatus';
+import { ORDER_UPDATED, VOUCHER_UPDATED } from './events';
 
 const statusNames: Record<string, string> = {
 	COMPLETED: 'Completed',

@@ -1,11 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-export const TERMINAL_ORDER_STATUSES = [
-	'COMPLETED',
-	'PARTIALLY_COMPLETED',
-	'CANCELED',
-	'FAILED',
-] as const;
+import { TERMINAL_ORDER_STATUSES } from '../../shared/orderStatus';
 
 export interface Order extends IDataObject {
 	orderNumber: string;
@@ -26,7 +21,7 @@ export interface OrderResult {
 export type OutputMode = 'order' | 'voucher';
 
 export function isTerminal(status: string): boolean {
-	return (TERMINAL_ORDER_STATUSES as readonly string[]).includes(status);
+	return TERMINAL_ORDER_STATUSES.includes(status);
 }
 
 const PENDING_NOTICE =
