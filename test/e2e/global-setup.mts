@@ -23,6 +23,8 @@ declare module 'vitest' {
 	export interface ProvidedContext {
 		n8nUrl: string;
 		n8nUserFolder: string;
+		/** n8n may read files here (N8N_RESTRICT_FILE_ACCESS_TO). */
+		n8nFilesDir: string;
 		owner: typeof OWNER;
 		timings: Record<string, number>;
 	}
@@ -66,11 +68,14 @@ export default async function setup(project: TestProject) {
 	await timed('n8n install', timings, ensureN8nInstalled);
 	const tarball = await timed('build + npm pack', timings, () => buildAndPack());
 	const userFolder = makeUserFolder('voucher-e2e-n8n-');
+	const filesDir = join(userFolder, 'files');
 	try {
 		await timed('install tarball into .n8n/nodes', timings, () =>
 			installCommunityPackage(userFolder, tarball),
 		);
-		n8n = await timed('n8n start', timings, () => startN8n({ userFolder }));
+		n8n = await timed('n8n start', timings, () =>
+			startN8n({ userFolder, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } }),
+		);
 		say(`n8n ${n8n.url} (pid ${n8n.pid}, user folder ${userFolder}, log ${n8n.logFile})`);
 		await new N8nRest(n8n.url).ensureOwner(OWNER);
 	} catch (e) {
@@ -84,6 +89,7 @@ export default async function setup(project: TestProject) {
 
 	project.provide('n8nUrl', n8n.url);
 	project.provide('n8nUserFolder', userFolder);
+	project.provide('n8nFilesDir', filesDir);
 	project.provide('owner', OWNER);
 	project.provide('timings', timings);
 

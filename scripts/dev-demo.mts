@@ -1,0 +1,154 @@
+// The one-command demo (`npm run dev`): builds and packs this package, starts
+// the sandbox service, starts a real n8n with the package installed like a
+// community package, creates the owner account, credentials for the sandbox and
+// the example workflows, then runs until Ctrl-C and stops all it started.
+//
+//   npm run dev [-- --port 5678] [-- --sandbox-port 4010] [-- --keep]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { importExamples, productionWebhookUrl, readExample } from '../harness/examples.mts';
+import { ensureN8nInstalled } from '../harness/install.mts';
+import {
+	freePortAvoidingDefaults,
+	installCommunityPackage,
+	portIsFree,
+	startN8n,
+	type RunningN8n,
+} from '../harness/n8n.mts';
+import { buildAndPack } from '../harness/package-under-test.mts';
+import { N8nRest, OWNER } from '../harness/rest.mts';
+import { startSandbox, type Sandbox } from '../sandbox/server.mts';
+
+const WEBHOOK_SECRET = 'whsec_demo_sandbox';
+const TRIGGER_EXAMPLE = 'order-events-automation.json';
+const WEBHOOK_NODE_EXAMPLE = 'operations/webhook-verify-signature.json';
+
+const { values: args } = parseArgs({
+	options: {
+		port: { type: 'string' },
+		'sandbox-port': { type: 'string' },
+		keep: { type: 'boolean', default: false },
+		verbose: { type: 'boolean', default: false },
+	},
+});
+
+const say = (msg: string) => process.stdout.write(`${msg}\n`);
+const step = async <T,>(label: string, fn: () => Promise<T> | T): Promise<T> => {
+	const t0 = Date.now();
+	process.stdout.write(`• ${label} … `);
+	const result = await fn();
+	process.stdout.write(`${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+	return result;
+};
+
+async function pickPort(wanted: number | undefined, preferred: number): Promise<number> {
+	if (wanted) return wanted;
+	return (await portIsFree(preferred)) ? preferred : await freePortAvoidingDefaults();
+}
+
+let n8n: RunningN8n | undefined;
+let sandbox: Sandbox | undefined;
+let userFolder: string | undefined;
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+	if (stopping) process.exit(code);
+	stopping = true;
+	say('\nStopping …');
+	await n8n?.stop();
+	await sandbox?.close();
+	if (userFolder && !args.keep) rmSync(userFolder, { recursive: true, force: true });
+	else if (userFolder) say(`Kept the n8n user folder ${userFolder}`);
+	say('Stopped n8n and the sandbox.');
+	process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+try {
+	const n8nPort = await pickPort(args.port ? Number(args.port) : undefined, 5678);
+	const sandboxPort = await pickPort(
+		args['sandbox-port'] ? Number(args['sandbox-port']) : undefined,
+		4010,
+	);
+	const n8nUrl = `http://127.0.0.1:${n8nPort}`;
+
+	const tarball = await step('Building and packing n8n-nodes-voucher-service', () =>
+		buildAndPack({ forceBuild: true }),
+	);
+	await step(
+		'n8n 2.41.1 (installed once into ~/.cache; ~5-8 min the first time)',
+		ensureN8nInstalled,
+	);
+
+	// The sandbox sends its signed events to the two example workflows that listen for them.
+	const webhookTargets = [TRIGGER_EXAMPLE, WEBHOOK_NODE_EXAMPLE].map((file) => ({
+		url: productionWebhookUrl(n8nUrl, readExample(file))!,
+		secret: WEBHOOK_SECRET,
+	}));
+	sandbox = await step(`Starting the sandbox service on port ${sandboxPort}`, () =>
+		startSandbox({
+			port: sandboxPort,
+			webhooks: webhookTargets,
+			log: (line) => say(`  [sandbox] ${line}`),
+		}),
+	);
+
+	userFolder = mkdtempSync(join(tmpdir(), 'voucher-demo-n8n-'));
+	const filesDir = join(userFolder, 'files');
+	await step('Installing the package into n8n (.n8n/nodes, like a community package)', () =>
+		installCommunityPackage(userFolder!, tarball),
+	);
+	rmSync(join(tarball, '..'), { recursive: true, force: true });
+	n8n = await step(`Starting n8n on port ${n8nPort}`, () =>
+		startN8n({
+			port: n8nPort,
+			userFolder,
+			echo: args.verbose,
+			// The campaign example reads its CSV from here.
+			env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir },
+		}),
+	);
+	const rest = new N8nRest(n8n.url);
+	await step('Creating the owner account', () => rest.ensureOwner(OWNER));
+	const credentials = await step('Creating credentials for the sandbox', async () => ({
+		voucherServiceApi: await rest.createCredential('Voucher Service account', 'voucherServiceApi', {
+			baseUrl: sandbox!.url,
+			publicKey: sandbox!.keys.publicKey,
+			secretKey: sandbox!.keys.secretKey,
+		}),
+		voucherServiceWebhookApi: await rest.createCredential(
+			'Voucher Service webhook secret',
+			'voucherServiceWebhookApi',
+			{ secret: WEBHOOK_SECRET },
+		),
+	}));
+	const imported = await step('Importing the example workflows', () =>
+		importExamples(rest, { credentials, filesDir }),
+	);
+
+	say(`
+Voucher Service demo is running.
+
+  n8n editor   ${n8n.url}
+  login        ${OWNER.email}  /  ${OWNER.password}
+
+  sandbox      ${sandbox.url}  (keys ${sandbox.keys.publicKey} / ${sandbox.keys.secretKey})
+  webhooks     the sandbox signs its events with "${WEBHOOK_SECRET}" and sends them to
+${webhookTargets.map((t) => `                 ${t.url}`).join('\n')}
+
+  workflows
+${imported.map((w) => `    ${w.active ? '●' : ' '} ${w.name.padEnd(62)} ${n8n!.url}/workflow/${w.id}`).join('\n')}
+    (● active: started by webhooks)
+
+Try "Voucher campaign from a CSV file", then "Place an order that completes later"
+and watch the executions of "React to finished voucher orders".
+Press Ctrl-C to stop n8n and the sandbox.`);
+} catch (error) {
+	process.stderr.write(`\n${(error as Error).stack ?? String(error)}\n`);
+	if (n8n) process.stderr.write(`\nLast lines of n8n's log:\n${n8n.logTail(30)}\n`);
+	await shutdown(1);
+}
