@@ -88,7 +88,7 @@ describe('each error class becomes a clear error and leaks no key', () => {
 		try {
 			const result = await runVoucher(sandbox, { resource: 'country', operation: 'getAll' });
 			expect(result.error?.message).toMatch(/internal error \(HTTP 500\)/);
-			expect(apiRequests(sandbox, 'GET')).toHaveLength(6);
+			expect(apiRequests(sandbox, 'GET')).toHaveLength(10);
 		} finally {
 			sandbox.configure({ faults: {} });
 		}
