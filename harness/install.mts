@@ -121,15 +121,11 @@ export async function ensureN8nInstalled(): Promise<string> {
 		const lock = join(HARNESS_DIR, 'package-lock.json');
 		const common = ['--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=warn'];
 		if (existsSync(lock)) {
+			// `npm install` with the lock, not `npm ci`: npm 11 leaves optional platform
+			// packages (@msgpackr-extract/*) out of the lock it writes, and `npm ci`
+			// then refuses that very lock. `npm install` keeps every locked version.
 			copyFileSync(lock, join(staging, 'package-lock.json'));
-			try {
-				run('npm', ['ci', ...common], staging);
-			} catch (e) {
-				// npm ci can trip over optional platform packages missing from a lock;
-				// npm install with the same lock resolves them and keeps the pins.
-				log(`npm ci failed (${(e as Error).message}); retrying with npm install`);
-				run('npm', ['install', ...common], staging);
-			}
+			run('npm', ['install', ...common], staging);
 		} else {
 			log('harness/package-lock.json is missing: resolving a new one (commit it afterwards)');
 			run('npm', ['install', ...common], staging);
