@@ -108,11 +108,18 @@ export async function tourEditor(tour: EditorTour): Promise<EditorFindings> {
 		const heading = page.getByText(/^Actions \(\d+\)$/).first();
 		await heading.waitFor();
 		const actionsHeading = ((await heading.textContent()) ?? '').trim();
-		const actions = (
-			await page
-				.locator('[data-test-id="item-iterator-item"] [data-test-id="node-creator-item-name"]')
-				.allTextContents()
-		).map((s) => s.trim());
+		// The search results fade out while the actions fade in: read the list once
+		// it holds as many entries as the heading says, none of them the node itself.
+		const count = Number(/\d+/.exec(actionsHeading)![0]);
+		const names = page.locator(
+			'[data-test-id="item-iterator-item"] [data-test-id="node-creator-item-name"]',
+		);
+		let actions: string[] = [];
+		for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+			actions = (await names.allTextContents()).map((s) => s.trim());
+			if (actions.length === count && !actions.includes('Voucher Service')) break;
+			await page.waitForTimeout(250);
+		}
 		await shot(page, 'actions');
 		lap('node panel');
 
