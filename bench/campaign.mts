@@ -1,0 +1,79 @@
+// Benchmark 1: a campaign, "Create for Recipients → Recipients: From Input
+// Items", against the DIY route of one HTTP Request per row.
+//   npm run bench:campaign
+// Env: BENCH_CAMPAIGN_N (recipients, default 10000), BENCH_CAMPAIGN_DIY_N (DIY
+//      rows, default 2000; compared per row), BENCH_LATENCY_MS (default 25).
+// Both run in the same n8n, one after the other, against the same sandbox.
+// Then (unless BENCH_PROFILE=0) the campaign runs again in an n8n under
+// --cpu-prof and the profile of the node's run is summarised.
+import {
+	campaignWorkflow,
+	createApiCredentials,
+	diyWorkflow,
+	runMeasured,
+	startBenchN8n,
+	startBenchSandbox,
+} from './instance.mts';
+import { withProfiledN8n } from './profile.mts';
+import { atMost, envInt, fmt, info, machine, print, say, table } from './report.mts';
+
+const N = envInt('BENCH_CAMPAIGN_N', 10_000);
+const DIY_N = envInt('BENCH_CAMPAIGN_DIY_N', 2000);
+const LATENCY = envInt('BENCH_LATENCY_MS', 25);
+/** The node's defaults: 100 recipients per order, 5 orders in flight. */
+const PER_ORDER = 100;
+const CONCURRENCY = 5;
+
+const { sandbox, probe } = await startBenchSandbox(LATENCY);
+const measure = async (rest: Parameters<typeof runMeasured>[0], label: string, wf: Parameters<typeof runMeasured>[1], rows: number) => {
+	sandbox.reset();
+	probe.reset();
+	const r = await runMeasured(rest, wf);
+	if (r.items !== rows) throw new Error(`${label}: ${r.items} items out of ${rows}`);
+	const m = { ...r, requests: probe.started, peak: probe.peak, windowMs: probe.windowMs, orders: sandbox.state.orders.size };
+	say(`${label}: ${rows} rows in ${fmt(r.nodeMs, 0)} ms, ${m.requests} requests, peak ${m.peak} in flight`);
+	return m;
+};
+const bench = await startBenchN8n();
+try {
+	const creds = await createApiCredentials(bench.rest, sandbox);
+	const run = (label: string, wf: Parameters<typeof runMeasured>[1], rows: number) => measure(bench.rest, label, wf, rows);
+	// JIT warm-up of both routes
+	await run('warm-up campaign', campaignWorkflow(500, 'bench-camp-warm', creds), 500);
+	await run('warm-up DIY', diyWorkflow(100, 'bench-diy-warm', sandbox.url, creds), 100);
+
+	const ours = await run('campaign', campaignWorkflow(N, 'bench-camp', creds), N);
+	const diy = await run('DIY', diyWorkflow(DIY_N, 'bench-diy', sandbox.url, creds), DIY_N);
+
+	const oursPerRow = ours.nodeMs / N;
+	const diyPerRow = diy.nodeMs / DIY_N;
+	const model = (1.15 * ours.requests * LATENCY) / CONCURRENCY;
+	print(
+		table(`Benchmark 1: campaign of ${N} recipients @${LATENCY} ms vs DIY (${DIY_N} rows, per row) — ${machine()}`, [
+			info(`ours: node time for ${N} recipients`, `${fmt(ours.nodeMs / 1000, 2)} s`, `${ours.requests} requests, peak ${ours.peak} in flight`),
+			info(`DIY: node time for ${DIY_N} rows`, `${fmt(diy.nodeMs / 1000, 2)} s`, `${diy.requests} requests, peak ${diy.peak} in flight`),
+			atMost('time per row, ours vs DIY', oursPerRow, diyPerRow, 0.05, 'ms/row', 3),
+			atMost(
+				`network part: first request → last answer vs 1.15 × ${ours.requests} req × ${LATENCY} ms ÷ ${CONCURRENCY}`,
+				ours.windowMs,
+				model,
+				1,
+				'ms',
+				0,
+			),
+			info('ours: rest of the node time (reading/validating rows, output)', `${fmt(ours.nodeMs - ours.windowMs, 0)} ms`, `${fmt(((ours.nodeMs - ours.windowMs) * 1000) / N, 1)} µs/row`),
+			info('ours: orders placed', String(ours.orders), `${PER_ORDER} recipients per order (default), concurrency ${CONCURRENCY} (default)`),
+		]),
+	);
+} finally {
+	await bench.stop();
+}
+if (envInt('BENCH_PROFILE', 1) > 0) {
+	await withProfiledN8n(async ({ rest }) => {
+		const creds = await createApiCredentials(rest, sandbox);
+		await measure(rest, 'profiled warm-up campaign', campaignWorkflow(500, 'bench-prof-warm', creds), 500);
+		const m = await measure(rest, 'profiled campaign', campaignWorkflow(N, 'bench-prof-camp', creds), N);
+		return [{ ...m, title: `campaign of ${N} recipients @${LATENCY} ms` }];
+	});
+}
+await sandbox.close();

@@ -1,0 +1,286 @@
+// A real n8n for the benchmarks, built from the harness (imported, not copied):
+// the cached n8n 2.41.1, a throwaway user folder, our packed package installed
+// like a manual community install, an owner account and the credentials.
+// Plus the in-process sandbox and a probe that counts its requests in flight.
+import { subscribe } from 'node:diagnostics_channel';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+import { startSandbox, type Sandbox } from '../sandbox/server.mts';
+import { harness, type Execution, type N8nRest, type RunningN8n, type WorkflowJson } from './harness.mts';
+import { say } from './report.mts';
+
+export const ACTION_NODE = 'n8n-nodes-voucher-service.voucherService';
+export const TRIGGER_NODE = 'n8n-nodes-voucher-service.voucherServiceTrigger';
+
+let tarball: string | undefined;
+
+/**
+ * Builds (when stale) and packs our package once per process, or takes
+ * BENCH_TARBALL. Others may rebuild dist at the same moment (n8n-node build
+ * empties it first), so a failed build is tried again.
+ */
+export async function packageTarball(): Promise<string> {
+	if (tarball) return tarball;
+	if (process.env.BENCH_TARBALL) return (tarball = process.env.BENCH_TARBALL);
+	const h = await harness();
+	await h.ensureN8nInstalled();
+	for (let attempt = 1; ; attempt++) {
+		try {
+			tarball = h.buildAndPack({ forceBuild: attempt > 1 });
+			break;
+		} catch (error) {
+			if (attempt >= 3) throw error;
+			say(`build or pack failed (${String(error).split('\n')[0]}); trying again`);
+			await new Promise((r) => setTimeout(r, 5000));
+		}
+	}
+	process.once('exit', () => rmSync(dirname(tarball!), { recursive: true, force: true }));
+	return tarball;
+}
+
+export interface BenchN8n {
+	n8n: RunningN8n;
+	rest: N8nRest;
+	stop(): Promise<void>;
+}
+
+/** A fresh n8n with our package; `env` adds to the harness's environment (e.g. NODE_OPTIONS). */
+export async function startBenchN8n(env: Record<string, string> = {}): Promise<BenchN8n> {
+	const h = await harness();
+	const pkg = await packageTarball();
+	const userFolder = h.makeUserFolder('voucher-bench-n8n-');
+	await h.installCommunityPackage(userFolder, pkg);
+	const t0 = Date.now();
+	const n8n = await h.startN8n({
+		userFolder,
+		// Quiet logs: per-request log lines would be part of what is measured.
+		env: { N8N_LOG_LEVEL: 'warn', ...env },
+	});
+	say(`n8n up in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${n8n.url} (pid ${n8n.pid})`);
+	const rest = new h.N8nRest(n8n.url);
+	await rest.ensureOwner(h.OWNER);
+	return {
+		n8n,
+		rest,
+		async stop() {
+			await n8n.stop();
+			if (!process.env.BENCH_KEEP_N8N_FOLDER) rmSync(userFolder, { recursive: true, force: true });
+		},
+	};
+}
+
+export interface Credentials {
+	ours: { id: string; name: string };
+	basic: { id: string; name: string };
+}
+
+export async function createApiCredentials(rest: N8nRest, sandbox: Sandbox): Promise<Credentials> {
+	const ours = await rest.createCredential('Voucher sandbox (bench)', 'voucherServiceApi', {
+		baseUrl: sandbox.url,
+		publicKey: sandbox.keys.publicKey,
+		secretKey: sandbox.keys.secretKey,
+	});
+	const basic = await rest.createCredential('Sandbox basic auth (bench)', 'httpBasicAuth', {
+		user: sandbox.keys.publicKey,
+		password: sandbox.keys.secretKey,
+	});
+	return { ours: { id: ours.id, name: ours.name }, basic: { id: basic.id, name: basic.name } };
+}
+
+/** Requests the sandbox is serving at once, from Node's own HTTP server diagnostics channels. */
+export class InFlightProbe {
+	current = 0;
+	peak = 0;
+	started = 0;
+	firstStartMs = Infinity;
+	lastFinishMs = 0;
+	constructor() {
+		subscribe('http.server.request.start', () => {
+			this.current++;
+			this.started++;
+			this.peak = Math.max(this.peak, this.current);
+			this.firstStartMs = Math.min(this.firstStartMs, performance.now());
+		});
+		subscribe('http.server.response.finish', () => {
+			this.current--;
+			this.lastFinishMs = performance.now();
+		});
+	}
+	reset(): void {
+		this.peak = this.current;
+		this.started = 0;
+		this.firstStartMs = Infinity;
+		this.lastFinishMs = 0;
+	}
+	/** First request in to last answer out, in ms. */
+	get windowMs(): number {
+		return this.started ? this.lastFinishMs - this.firstStartMs : 0;
+	}
+}
+
+export async function startBenchSandbox(latencyMs: number): Promise<{ sandbox: Sandbox; probe: InFlightProbe }> {
+	// Enough money for every order of a run; the default wallet would do too, but
+	// a bench must never measure a refusal.
+	const sandbox = await startSandbox({ port: 0, latencyMs, initialBalanceNgn: 10_000_000_000 });
+	return { sandbox, probe: new InFlightProbe() };
+}
+
+// ---- workflows ---------------------------------------------------------------
+
+type Node = WorkflowJson['nodes'][number];
+
+const start: Node = { id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+
+/** A Code node that makes `rows` items, each usable by every route below. */
+function rowsNode(rows: number, prefix: string): Node {
+	const jsCode = [
+		`const out = [];`,
+		`for (let i = 0; i < ${rows}; i++) {`,
+		`  out.push({ json: { reference: '${prefix}-' + i, amount: 100, firstName: 'First' + i, lastName: 'Last' + i, email: 'r' + i + '@example.com' } });`,
+		`}`,
+		`return out;`,
+	].join('\n');
+	return { id: 'rows', name: 'Rows', type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, 0], parameters: { jsCode } };
+}
+
+function chain(name: string, nodes: Node[]): WorkflowJson {
+	const connections: Record<string, unknown> = {};
+	for (let i = 0; i + 1 < nodes.length; i++) {
+		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return { name, nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
+export const MEASURED = 'Measured';
+
+/** The anchor's route: HTTP Request node v4.2, Basic auth, a JSON body built by an expression per row. */
+export function diyWorkflow(rows: number, prefix: string, sandboxUrl: string, creds: Credentials): WorkflowJson {
+	return chain(`bench DIY ${prefix}`, [
+		start,
+		rowsNode(rows, prefix),
+		{
+			id: 'diy',
+			name: MEASURED,
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			position: [440, 0],
+			parameters: {
+				method: 'POST',
+				url: `${sandboxUrl}/v2/orders`,
+				authentication: 'genericCredentialType',
+				genericAuthType: 'httpBasicAuth',
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody: "={{ JSON.stringify({reference: $json.reference, productCode: 'VCH-INSTANT', amount: $json.amount, quantity: 1}) }}",
+				options: {},
+			},
+			credentials: { httpBasicAuth: creds.basic },
+		},
+	]);
+}
+
+/** Our action node as the measured step after the rows. */
+function oursAfterRows(name: string, rows: number, prefix: string, creds: Credentials, parameters: Record<string, unknown>): WorkflowJson {
+	return chain(`bench ${name} ${prefix}`, [
+		start,
+		rowsNode(rows, prefix),
+		{ id: name, name: MEASURED, type: ACTION_NODE, typeVersion: 1, position: [440, 0], parameters, credentials: { voucherServiceApi: creds.ours } },
+	]);
+}
+
+/** Ours: Order → Create, reference and amount from expressions. */
+export function ordersWorkflow(rows: number, prefix: string, creds: Credentials, concurrency?: number): WorkflowJson {
+	return oursAfterRows('orders', rows, prefix, creds, {
+		resource: 'order',
+		operation: 'create',
+		reference: '={{ $json.reference }}',
+		productCode: 'VCH-INSTANT',
+		amount: '={{ $json.amount }}',
+		quantity: 1,
+		options: concurrency === undefined ? {} : { concurrency },
+	});
+}
+
+/** Ours: Create for Recipients, recipients from input items (default columns, 100 per order). */
+export function campaignWorkflow(rows: number, prefix: string, creds: Credentials): WorkflowJson {
+	return oursAfterRows('campaign', rows, prefix, creds, {
+		resource: 'order',
+		operation: 'createForRecipients',
+		reference: prefix,
+		productCode: 'VCH-INSTANT',
+		amount: 100,
+		templateId: 1,
+		recipientsSource: 'inputItems',
+		options: {},
+	});
+}
+
+export interface RunResult {
+	execution: Execution;
+	/** The measured node's own time, as n8n recorded it. */
+	nodeMs: number;
+	/** Whole execution, n8n's startedAt → stoppedAt. */
+	executionMs: number;
+	items: number;
+	/** Bench-side monotonic clock around the run, µs (same clock as V8 profiles). */
+	monoStartUs: number;
+	monoEndUs: number;
+	/** The measured node's run on the same monotonic clock, µs. */
+	nodeMonoStartUs: number;
+	nodeMonoEndUs: number;
+}
+
+const monoUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Saves and runs a workflow like the editor's button, and reads back the measured node's time. */
+export async function runMeasured(rest: N8nRest, wf: WorkflowJson, timeoutMs = 600_000): Promise<RunResult> {
+	const { id } = await rest.createWorkflow(wf);
+	const monoStartUs = monoUs();
+	const execution = await rest.runWorkflow(id, 'Start', timeoutMs);
+	const monoEndUs = monoUs();
+	const runs = execution.data.resultData.runData[MEASURED];
+	if (execution.status !== 'success' || !runs?.length) {
+		throw new Error(`${wf.name}: execution ${execution.id} ${execution.status}: ${JSON.stringify(execution.data.resultData.error ?? {}).slice(0, 600)}`);
+	}
+	const run = runs[0] as (typeof runs)[number] & { executionTime: number };
+	const ex = execution as Execution & { startedAt: string; stoppedAt: string };
+	// n8n stamps the node's start in epoch ms; map it onto the monotonic clock.
+	const epochToMonoUs = monoUs() - Date.now() * 1000;
+	const nodeMonoStartUs = run.startTime * 1000 + epochToMonoUs;
+	return {
+		execution,
+		nodeMs: run.executionTime,
+		executionMs: Date.parse(ex.stoppedAt) - Date.parse(ex.startedAt),
+		items: run.data?.main?.[0]?.length ?? 0,
+		monoStartUs,
+		monoEndUs,
+		nodeMonoStartUs,
+		nodeMonoEndUs: nodeMonoStartUs + run.executionTime * 1000,
+	};
+}
+
+/**
+ * Starts a saved workflow and waits for it through the executions list only,
+ * so no full execution is serialised by n8n while something is being measured.
+ */
+export async function runQuietly(rest: N8nRest, workflowId: string, timeoutMs = 600_000): Promise<string> {
+	const started = await rest.request('POST', `/rest/workflows/${workflowId}/run`, { triggerToStartFrom: { name: 'Start' } });
+	const executionId = String(started?.executionId ?? '');
+	if (!executionId) throw new Error(`workflow ${workflowId} did not start: ${JSON.stringify(started)}`);
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const listed = await rest.listExecutions(workflowId);
+		const status = listed.find((e) => String(e.id) === executionId)?.status;
+		if (status && !['new', 'running', 'waiting'].includes(status)) return executionId;
+		if (Date.now() > deadline) throw new Error(`execution ${executionId} still ${status} after ${timeoutMs} ms`);
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
+
+/** How many executions a workflow has (n8n's count, without their data). */
+export async function executionCount(rest: N8nRest, workflowId: string): Promise<number> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const res = await rest.request('GET', `/rest/executions?filter=${filter}&limit=1`);
+	return Number(res?.count ?? 0);
+}

@@ -1,0 +1,88 @@
+// Benchmark 6: peak RSS of the n8n process for the campaign against the DIY
+// route on the same rows, each in a fresh n8n.
+//   npm run bench:memory
+// Env: BENCH_MEMORY_N (rows, default 10000), BENCH_MEMORY_LATENCY_MS (default 0:
+//      memory does not depend on it, and the DIY route takes ~11 ms/row anyway).
+// Idle = VmRSS after start-up, login and credentials, settled. The peak counter
+// (VmHWM) is then reset through /proc/<pid>/clear_refs, so start-up does not
+// count, and VmRSS is also sampled every 50 ms as a cross-check. The workflow
+// is waited for through the executions list, so serialising the big execution
+// for this client is not counted. Only n8n's main process is measured: the
+// Code node that makes the rows runs in n8n's task runner, the same for both.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+import {
+	campaignWorkflow,
+	createApiCredentials,
+	diyWorkflow,
+	runQuietly,
+	startBenchN8n,
+	startBenchSandbox,
+	type Credentials,
+} from './instance.mts';
+import type { WorkflowJson } from './harness.mts';
+import { atMost, envInt, fmt, info, machine, print, say, table } from './report.mts';
+
+const N = envInt('BENCH_MEMORY_N', 10_000);
+const LATENCY = envInt('BENCH_MEMORY_LATENCY_MS', 0);
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+	const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+	if (!m) throw new Error(`no ${field} for pid ${pid}`);
+	return Number(m[1]);
+}
+
+const mib = (kb: number) => kb / 1024;
+
+async function measure(label: string, build: (creds: Credentials, sandboxUrl: string) => WorkflowJson) {
+	const { sandbox, probe } = await startBenchSandbox(LATENCY);
+	const bench = await startBenchN8n();
+	try {
+		const creds = await createApiCredentials(bench.rest, sandbox);
+		const { id } = await bench.rest.createWorkflow(build(creds, sandbox.url));
+		const pid = bench.n8n.pid;
+		await new Promise((r) => setTimeout(r, 5000)); // let start-up garbage settle
+		const idle = statusKb(pid, 'VmRSS');
+		let resetHwm = true;
+		try {
+			writeFileSync(`/proc/${pid}/clear_refs`, '5');
+		} catch {
+			resetHwm = false; // then VmHWM still holds the start-up peak; the samples decide
+		}
+		let sampled = idle;
+		// A process that has exited (a zombie until reaped) has no VmRSS: say so instead of guessing.
+		const alive = () => {
+			try {
+				return /^VmRSS:/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+			} catch {
+				return false;
+			}
+		};
+		const timer = setInterval(() => alive() && (sampled = Math.max(sampled, statusKb(pid, 'VmRSS'))), 50);
+		const t0 = Date.now();
+		try {
+			await runQuietly(bench.rest, id);
+		} finally {
+			clearInterval(timer);
+		}
+		if (!alive()) throw new Error(`n8n (pid ${pid}) exited during the run:\n${bench.n8n.logTail(30)}`);
+		const hwm = statusKb(pid, 'VmHWM');
+		const peak = resetHwm ? Math.max(hwm, sampled) : sampled;
+		say(`${label}: ${probe.started} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s; idle ${fmt(mib(idle))} MiB, peak ${fmt(mib(peak))} MiB (VmHWM ${fmt(mib(hwm))}, sampled ${fmt(mib(sampled))})`);
+		return { idle, peak, growth: peak - idle, requests: probe.started, hwmReset: resetHwm };
+	} finally {
+		await bench.stop();
+		await sandbox.close();
+	}
+}
+
+const ours = await measure('campaign', (creds) => campaignWorkflow(N, 'bench-mem-camp', creds));
+const diy = await measure('DIY', (creds, url) => diyWorkflow(N, 'bench-mem-diy', url, creds));
+print(
+	table(`Benchmark 6: n8n main-process memory, ${N} rows @${LATENCY} ms, each in a fresh n8n — ${machine()}`, [
+		info('ours (campaign): idle → peak RSS', `${fmt(mib(ours.idle))} → ${fmt(mib(ours.peak))} MiB`, `${ours.requests} requests`),
+		info('DIY (HTTP Request per row): idle → peak RSS', `${fmt(mib(diy.idle))} → ${fmt(mib(diy.peak))} MiB`, `${diy.requests} requests`),
+		atMost('RSS growth over idle, ours vs DIY', mib(ours.growth), mib(diy.growth), 0.5, 'MiB'),
+		info('peak counter reset before the run', ours.hwmReset && diy.hwmReset ? 'yes (clear_refs 5)' : 'no: sampled VmRSS only'),
+	]),
+);
