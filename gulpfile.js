@@ -1,7 +1,8 @@
 /**
- * Post-build checks of what `npm pack` will publish. `n8n-node build` compiles and copies
- * icons; this makes sure the result is what n8n will look for, so a broken package fails
- * here instead of in a user's n8n. The tasks are plain async functions, so gulp can run
+ * Post-build steps for what `npm pack` will publish. `n8n-node build` compiles and copies
+ * every .png/.svg of the repository into dist (docs screenshots included); pruneDist keeps
+ * only the package's own folders, and verifyDist makes sure the result is what n8n will
+ * look for, so a broken package fails here instead of in a user's n8n. The tasks are plain async functions, so gulp can run
  * them (`gulp verifyDist`) and so can Node alone (`node gulpfile.js verifyDist`).
  */
 const fs = require('node:fs');
@@ -15,6 +16,16 @@ function iconFilesOf(compiledFile) {
 	return [...source.matchAll(/['"]file:([^'"]+)['"]/g)].map((match) =>
 		path.join(path.dirname(compiledFile), match[1]),
 	);
+}
+
+const PACKAGE_ENTRIES = ['nodes', 'credentials', 'package.json'];
+
+async function pruneDist() {
+	const dist = path.join(root, 'dist');
+	for (const name of fs.readdirSync(dist)) {
+		if (PACKAGE_ENTRIES.includes(name) || name.endsWith('.tsbuildinfo')) continue;
+		fs.rmSync(path.join(dist, name), { recursive: true, force: true });
+	}
 }
 
 async function verifyDist() {
@@ -45,7 +56,12 @@ async function verifyDist() {
 	console.log(`dist verified: ${entries.length} entries, icons and codex files present`);
 }
 
-module.exports = { verifyDist, default: verifyDist };
+async function afterBuild() {
+	await pruneDist();
+	await verifyDist();
+}
+
+module.exports = { pruneDist, verifyDist, default: afterBuild };
 
 if (require.main === module) {
 	const task = module.exports[process.argv[2] ?? 'default'];
