@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { openDelivery, type WebhookEvent } from '../shared/signature';
+import { hasSignatureShape, openDelivery, type WebhookEvent } from '../shared/signature';
 import { hasSeen, processStore, recordFirstSighting } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
@@ -109,6 +109,10 @@ export class VoucherServiceTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const request = this.getRequestObject();
+		// A header that cannot be a signature is refused before the credential is decrypted.
+		if (!hasSignatureShape(request.headers.signature)) {
+			return refuse.call(this, 401, 'Unauthorized');
+		}
 		const secret = await readSecret.call(this);
 		const delivery = openDelivery(request.rawBody, request.headers.signature, secret);
 		if (delivery.status === 'unauthorized') return refuse.call(this, 401, 'Unauthorized');

@@ -18,7 +18,8 @@ function liveEntries(store: IDataObject, now: number): Entry[] {
 }
 
 export function hasSeen(store: IDataObject, key: string, now: number): boolean {
-	return liveEntries(store, now).some(([seenKey]) => seenKey === key);
+	const seenAt = (store.seen as IDataObject | undefined)?.[key];
+	return typeof seenAt === 'number' && now - seenAt < RETENTION_MS;
 }
 
 /**
@@ -26,11 +27,10 @@ export function hasSeen(store: IDataObject, key: string, now: number): boolean {
  * n8n's change tracking on workflow static data sees the write and persists it.
  */
 export function recordFirstSighting(store: IDataObject, key: string, now: number): boolean {
+	if (hasSeen(store, key, now)) return false;
+	// Keys are appended as they are seen, so insertion order is age order: the cap drops the oldest.
 	const live = liveEntries(store, now);
-	if (live.some(([seenKey]) => seenKey === key)) return false;
-
 	live.push([key, now]);
-	live.sort(([, a], [, b]) => a - b);
 	store.seen = Object.fromEntries(live.slice(-MAX_ENTRIES));
 	return true;
 }

@@ -19,13 +19,18 @@ function isUsableSecret(secret: unknown): secret is Secret {
 	return (typeof secret === 'string' || Buffer.isBuffer(secret)) && secret.length > 0;
 }
 
+/** Whether a header could be a signature at all; checked before any secret is read. */
+export function hasSignatureShape(header: unknown): header is string {
+	return typeof header === 'string' && SIGNATURE_HEX.test(header);
+}
+
 /**
  * Fails closed: anything but one well-formed header matching the exact body is `false`,
  * including a missing body or secret, a repeated header (array) and odd lengths.
  */
 export function verifySignature(rawBody: unknown, header: unknown, secret: unknown): boolean {
 	if (!Buffer.isBuffer(rawBody) || rawBody.length === 0) return false;
-	if (typeof header !== 'string' || !SIGNATURE_HEX.test(header)) return false;
+	if (!hasSignatureShape(header)) return false;
 	if (!isUsableSecret(secret)) return false;
 
 	const expected = createHmac('sha512', secret).update(rawBody).digest();

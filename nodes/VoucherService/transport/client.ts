@@ -1,4 +1,5 @@
 import type {
+	ICredentialsDecrypted,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
@@ -61,7 +62,11 @@ const NETWORK_REASONS: Record<string, string> = {
  * and every answer is turned into the envelope or one VoucherApiError.
  */
 export class VoucherApiClient {
-	private settings?: Promise<{ baseUrl: string; maxOrderTotalNgn: number }>;
+	private settings?: Promise<{
+		baseUrl: string;
+		maxOrderTotalNgn: number;
+		credentials: ICredentialsDecrypted;
+	}>;
 
 	constructor(private readonly context: ApiContext) {}
 
@@ -71,10 +76,18 @@ export class VoucherApiClient {
 
 	/** Read once, on first use: operations that never call the API need no API credential. */
 	private async credentialSettings() {
-		this.settings ??= this.context.getCredentials(API_CREDENTIAL).then((credentials) => {
-			const maxOrderTotal = Number(credentials.maxOrderTotal ?? 0);
+		this.settings ??= this.context.getCredentials(API_CREDENTIAL).then((data) => {
+			const maxOrderTotal = Number(data.maxOrderTotal ?? 0);
+			const reference = this.node.credentials?.[API_CREDENTIAL];
 			return {
-				baseUrl: String(credentials.baseUrl ?? '')
+				// Handed to every request so n8n does not read and decrypt the credential again.
+				credentials: {
+					id: reference?.id ?? '',
+					name: reference?.name ?? '',
+					type: API_CREDENTIAL,
+					data,
+				},
+				baseUrl: String(data.baseUrl ?? '')
 					.trim()
 					.replace(/\/+$/, ''),
 				maxOrderTotalNgn: Number.isFinite(maxOrderTotal) && maxOrderTotal > 0 ? maxOrderTotal : 0,
@@ -90,7 +103,7 @@ export class VoucherApiClient {
 
 	/** One attempt. Resolves with the envelope for any enveloped answer, throws otherwise. */
 	async send(call: ApiCall): Promise<Envelope> {
-		const { baseUrl } = await this.credentialSettings();
+		const { baseUrl, credentials } = await this.credentialSettings();
 		let response: HttpResponse;
 		try {
 			response = (await this.context.helpers.httpRequestWithAuthentication.call(
@@ -105,6 +118,7 @@ export class VoucherApiClient {
 					returnFullResponse: true,
 					ignoreHttpStatusErrors: true,
 				},
+				{ credentialsDecrypted: credentials },
 			)) as HttpResponse;
 		} catch (error) {
 			throw this.networkError(error, call);

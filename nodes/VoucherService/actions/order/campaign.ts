@@ -81,7 +81,11 @@ function readRow(context: IExecuteFunctions, itemIndex: number): Row {
  */
 export function chunkRows(rows: Row[], perOrder: number): Chunk[] {
 	const groups = new Map<string, Row[]>();
-	for (const row of rows) groups.set(row.groupKey, [...(groups.get(row.groupKey) ?? []), row]);
+	for (const row of rows) {
+		const group = groups.get(row.groupKey);
+		if (group) group.push(row);
+		else groups.set(row.groupKey, [row]);
+	}
 	const chunks: Chunk[] = [];
 	for (const group of groups.values()) {
 		const base = String(group[0].input?.reference ?? JSON.parse(group[0].groupKey)[0] ?? '').trim();
