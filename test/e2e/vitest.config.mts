@@ -1,4 +1,3 @@
-/* eslint-disable -- test config, never shipped: the fixed n8n community lint config targets node code */
 // End-to-end tests against a real n8n (see harness/). One n8n is started by
 // global-setup.mts for the whole run, with our packed package installed the
 // way a community package is installed manually; files run one after another.
