@@ -102,7 +102,10 @@ export class N8nRest {
 	async ensureOwner(owner = OWNER): Promise<void> {
 		const settings = await this.request('GET', '/rest/settings');
 		if (settings?.userManagement?.showSetupOnFirstLoad) {
+			// The setup answer carries the login cookie already. Logins are scarce:
+			// n8n allows 5 a minute per e-mail address.
 			await this.request('POST', '/rest/owner/setup', owner);
+			if (this.cookie) return;
 		}
 		await this.login(owner);
 	}

@@ -26,6 +26,8 @@ declare module 'vitest' {
 		/** n8n may read files here (N8N_RESTRICT_FILE_ACCESS_TO). */
 		n8nFilesDir: string;
 		owner: typeof OWNER;
+		/** The owner's session: files share it, as n8n allows only 5 logins a minute. */
+		ownerCookie: string;
 		timings: Record<string, number>;
 	}
 }
@@ -69,6 +71,7 @@ export default async function setup(project: TestProject) {
 	const tarball = await timed('build + npm pack', timings, () => buildAndPack());
 	const userFolder = makeUserFolder('voucher-e2e-n8n-');
 	const filesDir = join(userFolder, 'files');
+	let cookie = '';
 	try {
 		await timed('install tarball into .n8n/nodes', timings, () =>
 			installCommunityPackage(userFolder, tarball),
@@ -77,7 +80,10 @@ export default async function setup(project: TestProject) {
 			startN8n({ userFolder, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } }),
 		);
 		say(`n8n ${n8n.url} (pid ${n8n.pid}, user folder ${userFolder}, log ${n8n.logFile})`);
-		await new N8nRest(n8n.url).ensureOwner(OWNER);
+		const rest = new N8nRest(n8n.url);
+		await rest.ensureOwner(OWNER);
+		cookie = rest.cookie;
+		if (!cookie) throw new Error('no session cookie after setting up the owner');
 	} catch (e) {
 		await n8n?.stop();
 		rmSync(userFolder, { recursive: true, force: true });
@@ -91,6 +97,7 @@ export default async function setup(project: TestProject) {
 	project.provide('n8nUserFolder', userFolder);
 	project.provide('n8nFilesDir', filesDir);
 	project.provide('owner', OWNER);
+	project.provide('ownerCookie', cookie);
 	project.provide('timings', timings);
 
 	return async () => {

@@ -15,10 +15,10 @@ const WORKFLOW_DIR = fileURLToPath(new URL('./workflows/', import.meta.url));
 
 export const n8nUrl = (): string => inject('n8nUrl');
 
-/** A REST client logged in as the owner of the n8n that global-setup started. */
+/** A REST client with the owner's session (set up by global-setup.mts). */
 export async function ownerClient(): Promise<N8nRest> {
 	const rest = new N8nRest(inject('n8nUrl'));
-	await rest.login(inject('owner'));
+	rest.cookie = inject('ownerCookie');
 	return rest;
 }
 
