@@ -59,10 +59,7 @@ export async function tourEditor(tour: EditorTour): Promise<EditorFindings> {
 	const shot = async (page: Page, key: keyof NonNullable<EditorTour['shots']>) => {
 		if (!shots[key]) return;
 		const path = join(tour.outDir, shots[key]!);
-		// JPEG, not PNG: `n8n-node build` copies every *.png and *.svg of the
-		// project into dist (and so into the published package).
-		if (!/\.jpe?g$/.test(path)) throw new Error(`screenshots must be .jpg: ${path}`);
-		await page.screenshot({ path, type: 'jpeg', quality: 85 });
+		await page.screenshot({ path });
 		files.push(path);
 	};
 

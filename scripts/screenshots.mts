@@ -3,8 +3,8 @@
 //
 //   npm run screenshots [-- --url http://127.0.0.1:5678]
 //
-// Writes docs/editor-campaign-workflow.jpg, docs/editor-node-panel.jpg, docs/editor-actions.jpg and
-// docs/editor-trigger-webhook-urls.jpg. Uses Debian's chromium (installed by
+// Writes docs/editor-campaign-workflow.png, docs/editor-node-panel.png, docs/editor-actions.png and
+// docs/editor-trigger-webhook-urls.png. Uses Debian's chromium (installed by
 // scripts/ensure-chromium.sh when missing); never downloads a browser.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -33,10 +33,10 @@ const findings = await tourEditor({
 	triggerWorkflowId: find('React to finished voucher orders'),
 	outDir: join(REPO_ROOT, 'docs'),
 	shots: {
-		workflow: 'editor-campaign-workflow.jpg',
-		nodePanel: 'editor-node-panel.jpg',
-		actions: 'editor-actions.jpg',
-		webhookUrls: 'editor-trigger-webhook-urls.jpg',
+		workflow: 'editor-campaign-workflow.png',
+		nodePanel: 'editor-node-panel.png',
+		actions: 'editor-actions.png',
+		webhookUrls: 'editor-trigger-webhook-urls.png',
 	},
 });
 process.stdout.write(

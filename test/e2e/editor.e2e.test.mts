@@ -59,9 +59,9 @@ describe('the editor in a browser', () => {
 			triggerWorkflowId: trigger.id,
 			outDir: join(REPO_ROOT, 'test-results', 'editor'),
 			shots: {
-				nodePanel: 'node-panel.jpg',
-				actions: 'actions.jpg',
-				webhookUrls: 'webhook-urls.jpg',
+				nodePanel: 'node-panel.png',
+				actions: 'actions.png',
+				webhookUrls: 'webhook-urls.png',
 			},
 		});
 		process.stderr.write(`[editor] ${JSON.stringify(findings.seconds)}\n`);
