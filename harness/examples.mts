@@ -42,18 +42,17 @@ export function bindCredentials(
 
 /**
  * Copies the campaign CSV into `filesDir` (which n8n must be allowed to read:
- * N8N_RESTRICT_FILE_ACCESS_TO) and points the file-reading nodes at it.
+ * N8N_RESTRICT_FILE_ACCESS_TO) and points the file-reading and -writing nodes at it.
  */
 export function useFilesDir(wf: WorkflowJson, filesDir: string): WorkflowJson {
 	mkdirSync(filesDir, { recursive: true });
 	copyFileSync(join(EXAMPLES_DIR, 'data', CAMPAIGN_CSV), join(filesDir, CAMPAIGN_CSV));
 	for (const node of wf.nodes) {
-		if (
-			node.type === 'n8n-nodes-base.readWriteFile' &&
-			typeof node.parameters.fileSelector === 'string'
-		) {
-			const name = node.parameters.fileSelector.split('/').pop()!;
-			node.parameters.fileSelector = join(filesDir, name);
+		if (node.type !== 'n8n-nodes-base.readWriteFile') continue;
+		// fileSelector is the path read; fileName the path written (the per-row results).
+		for (const key of ['fileSelector', 'fileName']) {
+			const path = node.parameters[key];
+			if (typeof path === 'string') node.parameters[key] = join(filesDir, path.split('/').pop()!);
 		}
 	}
 	return wf;

@@ -1,6 +1,9 @@
 // The example workflows users import (examples/) work in a real n8n, wired
 // as `npm run dev` wires them: each manual one runs to success against the
 // sandbox, and the sandbox's events start the two webhook-driven ones.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
@@ -138,6 +141,12 @@ describe('example workflows', () => {
 			[5000, 3],
 		]);
 		expect(bodies.every((b) => b.templateId === 2)).toBe(true);
+		const results = readFileSync(join(inject('n8nFilesDir'), 'campaign-results.csv'), 'utf8')
+			.trim()
+			.split('\n');
+		expect(results[0]).toContain('voucherStatus');
+		expect(results).toHaveLength(6);
+		expect(results.slice(1).every((row) => row.includes('DELIVERED'))).toBe(true);
 
 		const again = await runExample('campaign-from-csv.json');
 		expect(again.status).toBe('success');
