@@ -1,3 +1,4 @@
+import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError } from '../transport/errors';
@@ -18,7 +19,7 @@ export function errorItem(
 			...extra,
 			error: nodeError.message,
 			...(nodeError.description ? { description: nodeError.description } : {}),
-			...(nodeError instanceof Object && 'httpCode' in nodeError && nodeError.httpCode
+			...(nodeError instanceof NodeApiError && nodeError.httpCode
 				? { httpCode: nodeError.httpCode }
 				: {}),
 		},

@@ -127,13 +127,16 @@ export class VoucherApiClient {
 	}
 
 	/** Sends, unwraps `00` to its data, and retries reads on transient failures. */
-	async request<T>(call: ApiCall, retry: BackoffPolicy | undefined = undefined): Promise<T> {
-		const policy = retry ?? (call.method === 'GET' ? READ_RETRY : undefined);
+	async request<T>(call: ApiCall): Promise<T> {
+		const policy = call.method === 'GET' ? READ_RETRY : undefined;
 		const envelope = await this.withRetry(policy, () => this.send(call));
 		return envelope.data as T;
 	}
 
-	async withRetry<T>(policy: BackoffPolicy | undefined, attempt: () => Promise<T>): Promise<T> {
+	private async withRetry<T>(
+		policy: BackoffPolicy | undefined,
+		attempt: () => Promise<T>,
+	): Promise<T> {
 		for (let attemptNumber = 1; ; attemptNumber++) {
 			try {
 				return await attempt();

@@ -4,7 +4,6 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { VoucherApiClient } from '../../transport/client';
 import { asNodeError, isVoucherApiError } from '../../transport/errors';
 import { backoffDelay, CREATE_RETRY, wait } from '../../transport/retry';
-import type { BackoffPolicy } from '../../transport/retry';
 import { isTerminal } from '../../shared/order';
 import type { Order, OrderResult } from '../../shared/order';
 
@@ -45,8 +44,8 @@ export async function findOrder(
 export async function createOrderSafely(
 	client: VoucherApiClient,
 	request: CreateOrderRequest,
-	policy: BackoffPolicy = CREATE_RETRY,
 ): Promise<OrderResult> {
+	const policy = CREATE_RETRY;
 	for (let attempt = 1; ; attempt++) {
 		try {
 			const envelope = await client.send({
