@@ -1,4 +1,4 @@
-// A real n8n for the benchmarks, built from the harness (imported, not copied):
+// A real n8n for the benchmarks, built from real-n8n/ (imported, not copied):
 // the cached n8n 2.41.1, a throwaway user folder, our packed package installed
 // like a manual community install, an owner account and the credentials.
 // Plus the in-process sandbox and a probe that counts its requests in flight.
@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 import { startSandbox, type Sandbox } from '../sandbox/server.mts';
-import { harness, type Execution, type N8nRest, type RunningN8n, type WorkflowJson } from './harness.mts';
+import { realN8n, type Execution, type N8nRest, type RunningN8n, type WorkflowJson } from './realN8n.mts';
 import { say } from './report.mts';
 
 export const ACTION_NODE = 'n8n-nodes-voucher-service.voucherService';
@@ -23,7 +23,7 @@ let tarball: string | undefined;
 export async function packageTarball(): Promise<string> {
 	if (tarball) return tarball;
 	if (process.env.BENCH_TARBALL) return (tarball = process.env.BENCH_TARBALL);
-	const h = await harness();
+	const h = await realN8n();
 	await h.ensureN8nInstalled();
 	for (let attempt = 1; ; attempt++) {
 		try {
@@ -45,9 +45,9 @@ export interface BenchN8n {
 	stop(): Promise<void>;
 }
 
-/** A fresh n8n with our package; `env` adds to the harness's environment (e.g. NODE_OPTIONS). */
+/** A fresh n8n with our package; `env` adds to real-n8n's environment (e.g. NODE_OPTIONS). */
 export async function startBenchN8n(env: Record<string, string> = {}): Promise<BenchN8n> {
-	const h = await harness();
+	const h = await realN8n();
 	const pkg = await packageTarball();
 	const userFolder = h.makeUserFolder('voucher-bench-n8n-');
 	await h.installCommunityPackage(userFolder, pkg);

@@ -9,17 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { importExamples, productionWebhookUrl, readExample } from '../harness/examples.mts';
-import { ensureN8nInstalled } from '../harness/install.mts';
+import { importExamples, productionWebhookUrl, readExample } from '../real-n8n/examples.mts';
+import { ensureN8nInstalled } from '../real-n8n/install.mts';
 import {
 	freePortAvoidingDefaults,
 	installCommunityPackage,
 	portIsFree,
 	startN8n,
 	type RunningN8n,
-} from '../harness/n8n.mts';
-import { buildAndPack } from '../harness/package-under-test.mts';
-import { N8nRest, OWNER } from '../harness/rest.mts';
+} from '../real-n8n/n8n.mts';
+import { buildAndPack } from '../real-n8n/package-under-test.mts';
+import { N8nRest, OWNER } from '../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../sandbox/server.mts';
 
 const WEBHOOK_SECRET = 'whsec_demo_sandbox';

@@ -10,9 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { tourEditor } from '../harness/editor.mts';
-import { REPO_ROOT } from '../harness/paths.mts';
-import { N8nRest, OWNER } from '../harness/rest.mts';
+import { tourEditor } from '../real-n8n/editor.mts';
+import { REPO_ROOT } from '../real-n8n/paths.mts';
+import { N8nRest, OWNER } from '../real-n8n/rest.mts';
 
 const { values: args } = parseArgs({
 	options: { url: { type: 'string', default: 'http://127.0.0.1:5678' } },

@@ -3,7 +3,7 @@
 // sandbox. Asserts what n8n output AND what the sandbox received.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { nodeError, nodeOutput, type N8nRest } from '../../harness/rest.mts';
+import { nodeError, nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { API_CREDENTIAL, loadWorkflow, ownerClient, workflowFiles } from './helpers.mts';
 

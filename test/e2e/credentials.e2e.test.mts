@@ -2,7 +2,7 @@
 // endpoint the editor calls (POST /rest/credentials/test), against the sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { N8nRest } from '../../harness/rest.mts';
+import type { N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { API_CREDENTIAL, ownerClient } from './helpers.mts';
 

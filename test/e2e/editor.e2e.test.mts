@@ -5,8 +5,8 @@ import { join } from 'node:path';
 
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { tourEditor, type EditorFindings } from '../../harness/editor.mts';
-import { REPO_ROOT } from '../../harness/paths.mts';
+import { tourEditor, type EditorFindings } from '../../real-n8n/editor.mts';
+import { REPO_ROOT } from '../../real-n8n/paths.mts';
 import {
 	ACTION_NODE,
 	API_CREDENTIAL,

@@ -12,8 +12,8 @@ import {
 	productionWebhookUrl,
 	readExample,
 	type ImportedExample,
-} from '../../harness/examples.mts';
-import { nodeOutput, type N8nRest } from '../../harness/rest.mts';
+} from '../../real-n8n/examples.mts';
+import { nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { API_CREDENTIAL, WEBHOOK_CREDENTIAL, n8nUrl, ownerClient, until } from './helpers.mts';
 import { inject } from 'vitest';

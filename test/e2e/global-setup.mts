@@ -8,16 +8,16 @@ import { dirname, join } from 'node:path';
 
 import type { TestProject } from 'vitest/node';
 
-import { ensureN8nInstalled } from '../../harness/install.mts';
+import { ensureN8nInstalled } from '../../real-n8n/install.mts';
 import {
 	installCommunityPackage,
 	makeUserFolder,
 	startN8n,
 	type RunningN8n,
-} from '../../harness/n8n.mts';
-import { buildAndPack } from '../../harness/package-under-test.mts';
-import { REPO_ROOT } from '../../harness/paths.mts';
-import { N8nRest, OWNER } from '../../harness/rest.mts';
+} from '../../real-n8n/n8n.mts';
+import { buildAndPack } from '../../real-n8n/package-under-test.mts';
+import { REPO_ROOT } from '../../real-n8n/paths.mts';
+import { N8nRest, OWNER } from '../../real-n8n/rest.mts';
 
 declare module 'vitest' {
 	export interface ProvidedContext {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 import { inject } from 'vitest';
 
-import { N8nRest, type WorkflowJson } from '../../harness/rest.mts';
+import { N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
 
 export const API_CREDENTIAL = 'voucherServiceApi';
 export const WEBHOOK_CREDENTIAL = 'voucherServiceWebhookApi';

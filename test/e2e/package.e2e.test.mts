@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 
-import type { N8nRest } from '../../harness/rest.mts';
+import type { N8nRest } from '../../real-n8n/rest.mts';
 import {
 	ACTION_NODE,
 	API_CREDENTIAL,

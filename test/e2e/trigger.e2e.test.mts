@@ -2,7 +2,7 @@
 // sandbox's signed webhook deliveries at its production URL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { nodeOutput, type N8nRest } from '../../harness/rest.mts';
+import { nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { sign, startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import {
 	API_CREDENTIAL,

@@ -1,4 +1,4 @@
-// End-to-end tests against a real n8n (see harness/). One n8n is started by
+// End-to-end tests against a real n8n (see real-n8n/). One n8n is started by
 // global-setup.mts for the whole run, with our packed package installed the
 // way a community package is installed manually; files run one after another.
 import { fileURLToPath } from 'node:url';

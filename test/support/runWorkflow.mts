@@ -42,12 +42,12 @@ import {
 	HarnessManualTrigger,
 	ITEMS_NODE_TYPE,
 	START_NODE_TYPE,
-} from './harnessNodes.mts';
+} from './feederNodes.mts';
 import { PACKAGE_NAME, ensureN8nRuntime } from './n8nRuntime.mts';
 
 export { disposeN8nRuntime, activeExpressionEngine } from './n8nRuntime.mts';
 export { TestCredentialsHelper } from './credentialsHelper.mts';
-export { START_NODE_TYPE, ITEMS_NODE_TYPE } from './harnessNodes.mts';
+export { START_NODE_TYPE, ITEMS_NODE_TYPE } from './feederNodes.mts';
 
 type AnyNodeType = INodeType | IVersionedNodeType;
 
@@ -64,7 +64,7 @@ export interface RunWorkflowOptions {
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
 	nodes: INode[];
 	connections: IConnections;
-	/** Name of the node to start from; defaults to the first harness Start node. */
+	/** Name of the node to start from; defaults to the first feeder Start node. */
 	startNodeName?: string;
 	mode?: WorkflowExecuteMode;
 }
@@ -135,7 +135,7 @@ export function workflowNode(
 	};
 }
 
-/** The harness' Manual Trigger, to start a workflow from. */
+/** The feeder Manual Trigger, to start a workflow from. */
 export function startNode(name = 'Start'): INode {
 	return workflowNode(name, START_NODE_TYPE);
 }
@@ -176,7 +176,7 @@ function additionalDataFor(
 	executionId?: string,
 ): IWorkflowExecuteAdditionalData {
 	const unsupported = (what: string) => async () => {
-		throw new UnexpectedError(`${what} is not supported by the test harness`);
+		throw new UnexpectedError(`${what} is not supported by runWorkflow`);
 	};
 	const base = 'http://localhost:5678/';
 	return {

@@ -1,5 +1,5 @@
 /**
- * Proves the harness runs nodes the way n8n does: real WorkflowExecute, real
+ * Proves runWorkflow runs nodes the way n8n does: real WorkflowExecute, real
  * expression engine, real credential authentication, real HTTP to a local server.
  * The credential and node types below are test-only, not the package's.
  */

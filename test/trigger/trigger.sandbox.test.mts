@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { SEED_VOUCHERS, startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { VoucherServiceTrigger } from '../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node';
 import { startWebhookHost, type HostOptions, type WebhookHost } from './n8nWebhookHost.mts';
-import { placeOrder, placeRecipientOrder, settledDeliveries } from './sandbox.mts';
+import { placeOrder, placeRecipientOrder, settledDeliveries } from './sandboxOrders.mts';
 
 const SECRET = 'dashboard-secret-for-this-url';
 const [voucher, otherVoucher] = SEED_VOUCHERS;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { apiRequests, runVoucher, uniqueReference, sandboxForThisFile } from './harness.mts';
+import { apiRequests, runVoucher, uniqueReference, sandboxForThisFile } from './voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile({ processingDelayMs: 300 });
 

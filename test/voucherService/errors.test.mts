@@ -6,7 +6,7 @@ import {
 	SECRET_KEY_MARKER,
 	uniqueReference,
 	sandboxForThisFile,
-} from './harness.mts';
+} from './voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile();
 

@@ -9,7 +9,7 @@ import {
 	uniqueReference,
 	voucherNode,
 	sandboxForThisFile,
-} from './harness.mts';
+} from './voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile();
 

@@ -15,8 +15,8 @@ import {
 	uniqueReference,
 	voucherNode,
 	sandboxForThisFile,
-} from './harness.mts';
-import type { CredentialOverrides } from './harness.mts';
+} from './voucherNodeRunner.mts';
+import type { CredentialOverrides } from './voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { apiRequests, runVoucher, sandboxForThisFile } from './harness.mts';
+import { apiRequests, runVoucher, sandboxForThisFile } from './voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile({}, { resetBeforeEach: false });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { VoucherServiceWebhookApi } from '../../credentials/VoucherServiceWebhookApi.credentials';
 import { signPayload } from '../../nodes/shared/signature';
 import { runNode } from '../support/runWorkflow.mts';
-import { voucherNode } from './harness.mts';
+import { voucherNode } from './voucherNodeRunner.mts';
 
 const SECRET = 'whsec-for-this-url';
 const body =

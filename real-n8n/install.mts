@@ -1,8 +1,8 @@
-// Installs the pinned n8n (harness/package.json + package-lock.json) into
+// Installs the pinned n8n (real-n8n/package.json + package-lock.json) into
 //   ${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-voucher-service/n8n-<version>/<key>/
 // where <key> hashes the manifest and the lock. Run it with Node 24 first on
 // PATH and npm_config_nodedir set (scripts/with-node24.sh does both):
-//   bash scripts/with-node24.sh node harness/install.mts
+//   bash scripts/with-node24.sh node real-n8n/install.mts
 //
 // Idempotent: returns at once when the marker file exists. Safe against
 // partial installs: it installs into a staging folder, renames it into place,
@@ -14,7 +14,7 @@
 //   to download a binary or build against libcurl/zstd; neither works here.
 // - `npm rebuild sqlite3 isolated-vm`: the two native modules n8n needs,
 //   built offline against the Node 24 headers (npm_config_nodedir).
-// - the `linkedom` override in harness/package.json: 0.18.15 needs a package
+// - the `linkedom` override in real-n8n/package.json: 0.18.15 needs a package
 //   the registry lacks.
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -127,7 +127,7 @@ export async function ensureN8nInstalled(): Promise<string> {
 			copyFileSync(lock, join(staging, 'package-lock.json'));
 			run('npm', ['install', ...common], staging);
 		} else {
-			log('harness/package-lock.json is missing: resolving a new one (commit it afterwards)');
+			log('real-n8n/package-lock.json is missing: resolving a new one (commit it afterwards)');
 			run('npm', ['install', ...common], staging);
 			copyFileSync(join(staging, 'package-lock.json'), lock);
 		}

@@ -150,7 +150,7 @@ export async function startN8n(opts: StartOptions = {}): Promise<RunningN8n> {
 	const dir = installDir();
 	if (!isInstalled(dir)) {
 		throw new Error(
-			`n8n is not installed in ${dir}; run: bash scripts/with-node24.sh node harness/install.mts`,
+			`n8n is not installed in ${dir}; run: bash scripts/with-node24.sh node real-n8n/install.mts`,
 		);
 	}
 	const userFolder = opts.userFolder ?? makeUserFolder();

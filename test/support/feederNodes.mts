@@ -1,5 +1,5 @@
 /**
- * Two tiny node types the harness adds to every workflow so a test can feed
+ * Two tiny node types runWorkflow adds to every workflow so a test can feed
  * items into the node under test without depending on n8n-nodes-base.
  */
 import {
@@ -12,8 +12,8 @@ import {
 	type ITriggerResponse,
 } from 'n8n-workflow';
 
-export const START_NODE_TYPE = 'n8n-test-harness.manualTrigger';
-export const ITEMS_NODE_TYPE = 'n8n-test-harness.items';
+export const START_NODE_TYPE = 'n8n-test-feeders.manualTrigger';
+export const ITEMS_NODE_TYPE = 'n8n-test-feeders.items';
 
 /**
  * Same body as n8n-nodes-base's Manual Trigger: a trigger whose manual run

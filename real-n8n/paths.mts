@@ -1,4 +1,4 @@
-// Where the harness keeps the real n8n install. Shared by install.mts, n8n.mts
+// Where real-n8n/ keeps the real n8n install. Shared by install.mts, n8n.mts
 // and the tests. The install lives outside the clone so it survives across
 // fresh clones (CI runs `.ci/run` in a new clone every time).
 import { createHash } from 'node:crypto';
@@ -21,7 +21,7 @@ export function cacheRoot(): string {
 	return join(xdg, 'n8n-nodes-voucher-service');
 }
 
-/** Hash of the harness dependencies, overrides and lock: a change to any means a new install. */
+/** Hash of the real-n8n dependencies, overrides and lock: a change to any means a new install. */
 export function installKey(): string {
 	const hash = createHash('sha256');
 	const pkg = JSON.parse(readFileSync(join(HARNESS_DIR, 'package.json'), 'utf8'));
