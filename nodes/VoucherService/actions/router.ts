@@ -71,7 +71,7 @@ function outputOf(context: IExecuteFunctions, outcome: ItemOutcome): INodeExecut
 		return outcome.json.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 	}
 	if (!context.continueOnFail()) throw asNodeError(context.getNode(), outcome.error);
-	return [errorItem(context.getNode(), outcome.error, itemIndex, outcome.json)];
+	return [errorItem(context.getNode(), outcome.error, itemIndex)];
 }
 
 /** Runs the chosen operation's plan: output paired and in input order, with bounded concurrency. */

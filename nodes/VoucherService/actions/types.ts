@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { VoucherApiClient } from '../transport/client';
 
-/** What became of one input item: its output items, or its failure (with fields to keep beside the error). */
+/** What became of one input item: its output items, or its failure. */
 export type ItemOutcome =
 	| { itemIndex: number; json: IDataObject[] }
-	| { itemIndex: number; error: unknown; json?: IDataObject };
+	| { itemIndex: number; error: unknown };
 
 /** Work that sends requests for some input items; if run() throws, all of them failed with that error. */
 export interface ItemsJob {

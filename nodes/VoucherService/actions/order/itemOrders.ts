@@ -37,7 +37,7 @@ async function preview(
 			json: [{ ...json, wouldBuy: false, alreadyExisted: true, orderNumber, status }],
 		};
 	} catch (error) {
-		return { itemIndex, error, json };
+		return { itemIndex, error };
 	}
 }
 

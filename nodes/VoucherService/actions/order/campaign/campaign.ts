@@ -29,19 +29,18 @@ interface NewOrder {
 	order: PlannedOrder;
 }
 
-/** A row that is not bought, with its recipient (and the order it was meant for) kept beside the error. */
+/** A row that is not bought, and why. */
 function rowFailure(
 	node: INode,
 	row: CampaignRow,
 	[message, description]: [string, string],
-	json: IDataObject = {},
 ): ItemOutcome {
 	const { itemIndex } = row;
 	const error = new NodeOperationError(node, `Item ${itemIndex}: ${message}`, {
 		itemIndex,
 		description,
 	});
-	return { itemIndex, error, json: { ...row.recipient, ...json } };
+	return { itemIndex, error };
 }
 
 const voucherFields = (voucher: IDataObject | undefined) =>
@@ -132,8 +131,6 @@ function newOrderJob(
 ): ItemsJob {
 	const node = client.node;
 	const { reference } = order.request.body;
-	const failed = (error: unknown) =>
-		rows.map((row) => ({ itemIndex: row.itemIndex, error, json: { ...row.recipient, reference } }));
 	return {
 		itemIndexes: rows.map((row) => row.itemIndex),
 		run: async () => {
@@ -142,7 +139,7 @@ function newOrderJob(
 					`not bought, because order ${run.failedReference} failed first in this run`,
 					`Order ${reference} was not sent: after a failed order no further order of the campaign is started, which keeps every order findable by the next run. Nothing is lost: run the workflow again to finish the job.`,
 				];
-				return rows.map((row) => rowFailure(node, row, why, { reference }));
+				return rows.map((row) => rowFailure(node, row, why));
 			}
 			let result: OrderResult;
 			try {
@@ -150,25 +147,19 @@ function newOrderJob(
 				result = await placeOrder(client, order, { ...settings, ifReferenceExists: 'fail' });
 			} catch (error) {
 				run.failedReference ??= reference;
-				return failed(error);
+				return rows.map((row) => ({ itemIndex: row.itemIndex, error }));
 			}
 			const vouchers = vouchersOfRows(result.order, rows);
 			return rows.map((row, index): ItemOutcome => {
-				const json = rowJson(row, result, vouchers[index]);
 				// After an unanswered create the order found should be ours; prove it row by row.
 				if (result.alreadyExisted && vouchersKnown(result.order) && !vouchers[index]) {
 					run.failedReference ??= reference;
-					return rowFailure(
-						node,
-						row,
-						[
-							`this row is not in order ${reference}, which answered after an unclear create`,
-							'No voucher was bought for this row. Was the same campaign running twice at the same time? Run the workflow again to finish the job.',
-						],
-						json,
-					);
+					return rowFailure(node, row, [
+						`this row is not in order ${reference}, which answered after an unclear create`,
+						'No voucher was bought for this row. Was the same campaign running twice at the same time? Run the workflow again to finish the job.',
+					]);
 				}
-				return { itemIndex: row.itemIndex, json: [json] };
+				return { itemIndex: row.itemIndex, json: [rowJson(row, result, vouchers[index])] };
 			});
 		},
 	};
@@ -221,8 +212,7 @@ export async function planCampaign(
 				settings.waitTimeoutMs,
 			);
 		} catch (error) {
-			for (const row of rows)
-				plan.settled.push({ itemIndex: row.itemIndex, error, json: { ...row.recipient } });
+			for (const row of rows) plan.settled.push({ itemIndex: row.itemIndex, error });
 			continue;
 		}
 		const newRows: CampaignRow[] = [];
@@ -245,8 +235,7 @@ export async function planCampaign(
 				checkSpending(node, order, settings.limitKobo);
 			} catch (error) {
 				// Refused before sending, so it takes no number: numbers stay gap-free here.
-				for (const row of chunk)
-					plan.settled.push({ itemIndex: row.itemIndex, error, json: { ...row.recipient } });
+				for (const row of chunk) plan.settled.push({ itemIndex: row.itemIndex, error });
 				continue;
 			}
 			number++;
