@@ -74,7 +74,7 @@ async function existingOrders(
 	concurrency: number,
 	waitTimeoutMs: number,
 ): Promise<CampaignOrder[]> {
-	const orders = await discoverCampaignOrders(client, base, itemIndex, concurrency);
+	const orders = await discoverCampaignOrders(client, base, itemIndex);
 	const deadline = Date.now() + waitTimeoutMs;
 	return await mapWithConcurrency(orders.length, concurrency, async (index) => {
 		const { number, order } = orders[index];

@@ -35,7 +35,10 @@ import { findOrder } from '../orderLookup';
  * and reported, not bought twice, but the same person could get a voucher in each run.
  *
  * Cost: highest number + DISCOVERY_MISSES look-ups; a new campaign costs DISCOVERY_MISSES,
- * a 100-order campaign 100 + DISCOVERY_MISSES. Each window of look-ups runs concurrently.
+ * a 100-order campaign 100 + DISCOVERY_MISSES. Each window (at most DISCOVERY_MISSES
+ * references, starting where the last one ended) is read at once, whatever Maximum
+ * Concurrency says: these are reads, retried on 429, and sending them a few at a time would
+ * turn one round trip into seven at the default of 5, for every run of every campaign.
  */
 export const DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT;
 
@@ -51,7 +54,6 @@ export async function discoverCampaignOrders(
 	client: VoucherApiClient,
 	base: string,
 	itemIndex: number,
-	concurrency: number,
 ): Promise<CampaignOrder[]> {
 	const found: CampaignOrder[] = [];
 	let highest = 0;
@@ -59,7 +61,7 @@ export async function discoverCampaignOrders(
 	while (probed < highest + DISCOVERY_MISSES) {
 		const first = probed + 1;
 		const count = highest + DISCOVERY_MISSES - probed;
-		const window = await mapWithConcurrency(count, concurrency, async (offset) =>
+		const window = await mapWithConcurrency(count, count, async (offset) =>
 			findOrder(client, campaignOrderReference(base, first + offset), itemIndex),
 		);
 		window.forEach((order, offset) => {
