@@ -3,6 +3,9 @@
  * sandbox's own books: the vouchers each recipient holds across all orders of the campaign,
  * and one debit per order.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
@@ -375,6 +378,38 @@ describe('what a run does after a failed order', () => {
 		expect(again.posts).toBe(1);
 		expect(again.json[0]).toMatchObject({ reference: `${base}-2`, status: 'COMPLETED' });
 		expectEveryRowHeldOnce(base, rows);
+	});
+});
+
+describe('the bound the stopping rule relies on', () => {
+	it('never has more than 32 creates in flight, whatever Concurrency an expression gives', async () => {
+		let inFlight = 0;
+		let peak = 0;
+		const isCreate = (message: unknown) =>
+			(message as { request: IncomingMessage }).request.method === 'POST';
+		const started = (message: unknown) => {
+			if (isCreate(message)) peak = Math.max(peak, ++inFlight);
+		};
+		const finished = (message: unknown) => {
+			if (isCreate(message)) inFlight--;
+		};
+		subscribe('http.server.request.start', started);
+		subscribe('http.server.response.finish', finished);
+		sandbox.configure({ latencyMs: 150 });
+		try {
+			const base = uniqueReference('bound');
+			const { error, posts } = await runCampaign(base, sheet(48), {
+				recipientsPerOrder: 1,
+				concurrency: '={{ 100 }}',
+			});
+			expect(error).toBeUndefined();
+			expect(posts).toBe(48);
+			expect(peak).toBe(DISCOVERY_MISSES);
+		} finally {
+			sandbox.configure({ latencyMs: 0 });
+			unsubscribe('http.server.request.start', started);
+			unsubscribe('http.server.response.finish', finished);
+		}
 	});
 });
 
