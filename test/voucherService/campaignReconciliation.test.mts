@@ -156,6 +156,29 @@ describe('a campaign run again after the sheet or the settings changed', () => {
 		expectOneDebitPerOrder(base);
 	});
 
+	it('rows with different base references are separate campaigns, each found and numbered on its own', async () => {
+		const [a, b] = [uniqueReference('camp-a'), uniqueReference('camp-b')];
+		const rows = sheet(8).map((row, i) => ({ ...row, amount: 1000, base: i % 2 ? b : a }));
+		const extra = { reference: '={{ $json.base }}' };
+		const first = await runCampaign(a, rows, {}, { extra });
+		expect(first.gets).toBe(2 * DISCOVERY_MISSES);
+		expect(apiRequests(sandbox, 'POST').map((p) => (p.body as IDataObject).reference)).toEqual([
+			`${a}-1`,
+			`${b}-1`,
+		]);
+		const again = await runCampaign(a, rows, {}, { extra });
+		expect(again.posts).toBe(0);
+		expect(again.gets).toBe(2 * (1 + DISCOVERY_MISSES));
+		expectEveryRowHeldOnce(
+			a,
+			rows.filter((row) => row.base === a),
+		);
+		expectEveryRowHeldOnce(
+			b,
+			rows.filter((row) => row.base === b),
+		);
+	});
+
 	it('Recipients per Order changed: nothing bought', async () => {
 		const base = uniqueReference('per');
 		const rows = sheet(30);
