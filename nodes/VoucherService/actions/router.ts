@@ -7,13 +7,12 @@ import type {
 
 import { VoucherApiClient } from '../transport/client';
 import { asNodeError } from '../transport/errors';
-import { mapWithConcurrency } from '../shared/concurrency';
+import { concurrencyLimit, mapWithConcurrency } from '../shared/concurrency';
 import { errorItem } from '../shared/errorItem';
-import { DEFAULT_CONCURRENCY } from '../shared/fields';
 import * as country from './country';
 import * as order from './order';
 import * as template from './template';
-import type { VoucherOperation } from './types';
+import type { ItemOutcome, ItemPlan, VoucherOperation } from './types';
 import * as voucher from './voucher';
 import * as wallet from './wallet';
 import * as webhook from './webhook';
@@ -46,7 +45,36 @@ export const operationProperties: INodeProperties[] = Object.values(resources).f
 	],
 );
 
-/** Runs the chosen operation for every input item, paired, in input order, with bounded concurrency. */
+/** Every input item its own job: the plan of an operation that works item by item. */
+function itemByItem(
+	context: IExecuteFunctions,
+	client: VoucherApiClient,
+	operation: VoucherOperation,
+): ItemPlan {
+	const execute = operation.execute!;
+	return {
+		settled: [],
+		jobs: context.getInputData().map((_, itemIndex) => ({
+			itemIndexes: [itemIndex],
+			run: async () => [{ itemIndex, json: await execute.call(context, client, itemIndex) }],
+		})),
+	};
+}
+
+/**
+ * The one place where outcomes become output: successes paired to their item, failures
+ * thrown, or with continueOnFail turned into error items (also paired).
+ */
+function outputOf(context: IExecuteFunctions, outcome: ItemOutcome): INodeExecutionData[] {
+	const { itemIndex } = outcome;
+	if (!('error' in outcome)) {
+		return outcome.json.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+	}
+	if (!context.continueOnFail()) throw asNodeError(context.getNode(), outcome.error);
+	return [errorItem(context.getNode(), outcome.error, itemIndex)];
+}
+
+/** Runs the chosen operation's plan: output paired and in input order, with bounded concurrency. */
 export async function route(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
@@ -55,19 +83,28 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	if (!operation || items.length === 0) return [[]];
 
 	const client = new VoucherApiClient(this);
-	const whole = await operation.executeAll?.call(this, client);
-	if (whole) return [whole];
+	const plan = operation.plan
+		? await operation.plan.call(this, client)
+		: itemByItem(this, client, operation);
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const concurrency = Number(options.concurrency ?? DEFAULT_CONCURRENCY);
 
-	const perItem = await mapWithConcurrency(items.length, concurrency, async (itemIndex) => {
-		try {
-			const results = await operation.execute.call(this, client, itemIndex);
-			return results.map((json) => ({ json, pairedItem: { item: itemIndex } }));
-		} catch (error) {
-			if (!this.continueOnFail()) throw asNodeError(this.getNode(), error);
-			return [errorItem(this.getNode(), error, itemIndex)];
-		}
-	});
-	return [perItem.flat()];
+	const output = items.map((): INodeExecutionData[] => []);
+	const settle = (outcome: ItemOutcome) =>
+		output[outcome.itemIndex].push(...outputOf(this, outcome));
+	plan.settled.forEach(settle);
+	await mapWithConcurrency(
+		plan.jobs.length,
+		concurrencyLimit(options.concurrency),
+		async (index) => {
+			const job = plan.jobs[index];
+			let outcomes: ItemOutcome[];
+			try {
+				outcomes = await job.run();
+			} catch (error) {
+				outcomes = job.itemIndexes.map((itemIndex) => ({ itemIndex, error }));
+			}
+			outcomes.forEach(settle);
+		},
+	);
+	return [output.flat()];
 }

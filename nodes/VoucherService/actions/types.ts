@@ -1,23 +1,35 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
 
-/** What one operation file provides: its fields and how it turns one input item into output. */
+/** What became of one input item: its output items, or its failure. */
+export type ItemOutcome =
+	| { itemIndex: number; json: IDataObject[] }
+	| { itemIndex: number; error: unknown };
+
+/** Work that sends requests for some input items; if run() throws, all of them failed with that error. */
+export interface ItemsJob {
+	itemIndexes: number[];
+	run(): Promise<ItemOutcome[]>;
+}
+
+/**
+ * How an operation answers all input items. The router settles `settled` first (so a failure
+ * found before anything is sent stops the node before any job starts), then runs `jobs` in
+ * order under the node's concurrency, and turns every outcome into paired output or error items.
+ */
+export interface ItemPlan {
+	settled: ItemOutcome[];
+	jobs: ItemsJob[];
+}
+
+/** What one operation file provides: its fields, and either one item's work or a plan for all items. */
 export interface VoucherOperation {
 	description: INodeProperties[];
-	execute(
+	execute?(
 		this: IExecuteFunctions,
 		client: VoucherApiClient,
 		itemIndex: number,
 	): Promise<IDataObject[]>;
-	/** For operations that treat all input items as one job; null means "run item by item". */
-	executeAll?(
-		this: IExecuteFunctions,
-		client: VoucherApiClient,
-	): Promise<INodeExecutionData[] | null>;
+	plan?(this: IExecuteFunctions, client: VoucherApiClient): Promise<ItemPlan>;
 }

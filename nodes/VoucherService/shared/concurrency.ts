@@ -1,6 +1,25 @@
 /**
- * Runs task(0..count-1) with at most `limit` in flight and returns results in index order.
- * After the first failure no new task starts; the ones in flight finish, then it throws.
+ * The most requests (or, in a campaign, order creates) the node lets run at once, and the
+ * maximum of the "Maximum Concurrency" option. A campaign's discovery of existing orders
+ * relies on it as a hard bound (see actions/order/campaign/discovery.ts), so it is enforced
+ * here whatever value reaches the node, e.g. from an expression.
+ */
+export const MAX_CONCURRENCY_LIMIT = 32;
+
+/** Requests in flight at once across input items. Low, because the service's rate limits are not published. */
+export const DEFAULT_CONCURRENCY = 5;
+
+/** The option's value as a whole number from 1 to MAX_CONCURRENCY_LIMIT. */
+export function concurrencyLimit(value: unknown): number {
+	const number = Math.floor(Number(value ?? DEFAULT_CONCURRENCY));
+	if (!Number.isFinite(number)) return DEFAULT_CONCURRENCY;
+	return Math.min(MAX_CONCURRENCY_LIMIT, Math.max(1, number));
+}
+
+/**
+ * Runs task(0..count-1) with at most `limit` in flight, started in index order, and returns
+ * results in index order. After the first failure no new task starts; the ones in flight
+ * finish, then it throws.
  */
 export async function mapWithConcurrency<T>(
 	count: number,

@@ -1,12 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from './concurrency';
+
 /*
  * Field definitions shared by several operations. Each operation file places them
  * under its own resource/operation with updateDisplayOptions.
  */
 
-/** JSON name of the coupon code field. The spec does not name it; change it here only. */
-export const COUPON_CODE_FIELD = 'couponCode';
+/** Name of the saved Coupon Code parameter; fixed, so saved workflows keep loading. */
+export const COUPON_CODE_PARAMETER = 'couponCode';
 
 export const referenceField = (description: string): INodeProperties => ({
 	displayName: 'Reference',
@@ -40,7 +42,7 @@ export const amountField: INodeProperties = {
 
 export const couponCodeOption: INodeProperties = {
 	displayName: 'Coupon Code',
-	name: COUPON_CODE_FIELD,
+	name: COUPON_CODE_PARAMETER,
 	type: 'string',
 	default: '',
 	description: 'Optional discount code',
@@ -75,15 +77,12 @@ export const outputModeField: INodeProperties = {
 	],
 };
 
-/** Requests in flight at once across input items. Low, because the service's rate limits are not published. */
-export const DEFAULT_CONCURRENCY = 5;
-
 export const concurrencyOption: INodeProperties = {
 	displayName: 'Concurrency',
 	name: 'concurrency',
 	type: 'number',
 	default: DEFAULT_CONCURRENCY,
-	typeOptions: { minValue: 1, maxValue: 50, numberPrecision: 0 },
+	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY_LIMIT, numberPrecision: 0 },
 	description:
 		'How many input items are sent to the service at the same time. Output order always follows input order.',
 };

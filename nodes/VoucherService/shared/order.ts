@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { TERMINAL_ORDER_STATUSES } from '../../shared/orderStatus';
 
@@ -51,4 +51,16 @@ export function orderOutput(result: OrderResult, mode: OutputMode): IDataObject[
 		orderStatus: order.status,
 		...flags,
 	}));
+}
+
+/** An order as the items of one input item, in the Output mode chosen for that item. */
+export function orderItems(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	result: OrderResult,
+): IDataObject[] {
+	return orderOutput(
+		result,
+		context.getNodeParameter('outputMode', itemIndex, 'order') as OutputMode,
+	);
 }

@@ -33,7 +33,7 @@ const optionalText = z
 	.nullable()
 	.transform((value) => (value ? value : undefined));
 
-export const amountSchema = numeric('Amount')
+const amountSchema = numeric('Amount')
 	.refine((value) => Number.isFinite(value) && value > 0, 'Amount must be greater than 0')
 	.refine((value) => toKobo(value) !== undefined, 'Amount must have at most 2 decimal places');
 
@@ -51,7 +51,7 @@ const pinSchema = z
 	.refine((value) => value === '' || /^\d{4}$/.test(value), 'PIN must be exactly 4 digits')
 	.transform((value) => (value === '' ? undefined : value));
 
-export const recipientSchema = z.object({
+const recipientSchema = z.object({
 	firstName: requiredText('First name'),
 	lastName: requiredText('Last name'),
 	email: z

@@ -64,7 +64,6 @@ const NETWORK_REASONS: Record<string, string> = {
 export class VoucherApiClient {
 	private settings?: Promise<{
 		baseUrl: string;
-		maxOrderTotalNgn: number;
 		credentials: ICredentialsDecrypted;
 	}>;
 
@@ -77,7 +76,6 @@ export class VoucherApiClient {
 	/** Read once, on first use: operations that never call the API need no API credential. */
 	private async credentialSettings() {
 		this.settings ??= this.context.getCredentials(API_CREDENTIAL).then((data) => {
-			const maxOrderTotal = Number(data.maxOrderTotal ?? 0);
 			const reference = this.node.credentials?.[API_CREDENTIAL];
 			return {
 				// Handed to every request so n8n does not read and decrypt the credential again.
@@ -90,15 +88,9 @@ export class VoucherApiClient {
 				baseUrl: String(data.baseUrl ?? '')
 					.trim()
 					.replace(/\/+$/, ''),
-				maxOrderTotalNgn: Number.isFinite(maxOrderTotal) && maxOrderTotal > 0 ? maxOrderTotal : 0,
 			};
 		});
 		return await this.settings;
-	}
-
-	/** The credential's spending limit in NGN; 0 = none. */
-	async maxOrderTotalNgn(): Promise<number> {
-		return (await this.credentialSettings()).maxOrderTotalNgn;
 	}
 
 	/** One attempt. Resolves with the envelope for any enveloped answer, throws otherwise. */

@@ -1,17 +1,21 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
 import {
 	amountField,
-	COUPON_CODE_FIELD,
 	couponCodeOption,
 	outputModeField,
 	productCodeField,
 	referenceField,
 } from '../../shared/fields';
 import { downloadOrderSchema, validate } from '../../shared/validation';
-import { createOptionsField, placeOrder, readOrderFields, toOutput } from './placeOrder';
+import type { ItemPlan } from '../types';
+import { createOptionsField } from './createOptions';
+import { planItemOrders } from './itemOrders';
+import { readOrderFields } from './orderParameters';
+import { downloadOrderRequest } from './orderRequest';
+import type { OrderRequest } from './orderRequest';
 
 const properties: INodeProperties[] = [
 	referenceField(
@@ -56,33 +60,17 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: VoucherApiClient,
-	itemIndex: number,
-): Promise<IDataObject[]> {
-	const { fields, additional } = readOrderFields(this, itemIndex);
+function readRequest(context: IExecuteFunctions, itemIndex: number): OrderRequest {
+	const { fields, additional } = readOrderFields(context, itemIndex);
 	const input = validate(
 		downloadOrderSchema,
-		{ ...fields, quantity: this.getNodeParameter('quantity', itemIndex), pin: additional.pin },
-		this.getNode(),
+		{ ...fields, quantity: context.getNodeParameter('quantity', itemIndex), pin: additional.pin },
+		context.getNode(),
 		itemIndex,
 	);
-	const body: IDataObject = {
-		reference: input.reference,
-		productCode: input.productCode,
-		amount: input.amount,
-		quantity: input.quantity,
-		...(input.pin !== undefined ? { pin: input.pin } : {}),
-		...(input.couponCode !== undefined ? { [COUPON_CODE_FIELD]: input.couponCode } : {}),
-	};
-	const result = await placeOrder.call(this, client, {
-		path: '/v2/orders',
-		body,
-		reference: input.reference,
-		itemIndex,
-		amount: input.amount,
-		vouchers: input.quantity,
-	});
-	return toOutput(this, itemIndex, result);
+	return downloadOrderRequest(input);
+}
+
+export async function plan(this: IExecuteFunctions, client: VoucherApiClient): Promise<ItemPlan> {
+	return await planItemOrders(this, client, (itemIndex) => readRequest(this, itemIndex));
 }

@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
@@ -15,9 +10,14 @@ import {
 	referenceField,
 } from '../../shared/fields';
 import { recipientOrderSchema, validate } from '../../shared/validation';
-import { createOptionsField, placeOrder, readOrderFields, toOutput } from './placeOrder';
-import { recipientOrderBody } from './recipientOrderBody';
-import { DEFAULT_RECIPIENTS_PER_ORDER, executeCampaign, RECIPIENT_FIELDS } from './campaign';
+import type { ItemPlan } from '../types';
+import { planCampaign } from './campaign/campaign';
+import { RECIPIENT_FIELDS } from './campaign/campaignRows';
+import { campaignOptionsField, createOptionsField } from './createOptions';
+import { planItemOrders } from './itemOrders';
+import { readOrderFields } from './orderParameters';
+import { recipientOrderRequest } from './orderRequest';
+import type { OrderRequest } from './orderRequest';
 
 const fromInputItems = { show: { recipientsSource: ['inputItems'] } };
 const entered = { show: { recipientsSource: ['manual'] } };
@@ -118,22 +118,7 @@ const properties: INodeProperties[] = [
 	},
 	{ ...outputModeField, displayOptions: entered },
 	{ ...createOptionsField, displayOptions: entered },
-	{
-		...createOptionsField,
-		displayOptions: fromInputItems,
-		options: [
-			...(createOptionsField.options ?? []),
-			{
-				displayName: 'Recipients per Order',
-				name: 'recipientsPerOrder',
-				type: 'number',
-				default: DEFAULT_RECIPIENTS_PER_ORDER,
-				typeOptions: { minValue: 1, numberPrecision: 0 },
-				description:
-					'Rows with the same product, amount and template are sent as orders of at most this many recipients',
-			},
-		],
-	},
+	{ ...campaignOptionsField, displayOptions: fromInputItems },
 ];
 
 export const description = updateDisplayOptions(
@@ -141,39 +126,26 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** With recipients from input items the whole input is one campaign, not one order per item. */
-export async function executeAll(
-	this: IExecuteFunctions,
-	client: VoucherApiClient,
-): Promise<INodeExecutionData[] | null> {
-	if (this.getNodeParameter('recipientsSource', 0) !== 'inputItems') return null;
-	return await executeCampaign.call(this, client);
-}
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: VoucherApiClient,
-	itemIndex: number,
-): Promise<IDataObject[]> {
-	const { fields, additional } = readOrderFields(this, itemIndex);
+function readRequest(context: IExecuteFunctions, itemIndex: number): OrderRequest {
+	const { fields, additional } = readOrderFields(context, itemIndex);
 	const input = validate(
 		recipientOrderSchema,
 		{
 			...fields,
-			templateId: this.getNodeParameter('templateId', itemIndex),
-			recipients: this.getNodeParameter('recipients.recipient', itemIndex, []),
+			templateId: context.getNodeParameter('templateId', itemIndex),
+			recipients: context.getNodeParameter('recipients.recipient', itemIndex, []),
 			narration: additional.narration,
 		},
-		this.getNode(),
+		context.getNode(),
 		itemIndex,
 	);
-	const result = await placeOrder.call(this, client, {
-		path: '/v2/orders/recipients',
-		body: recipientOrderBody(input),
-		reference: input.reference,
-		itemIndex,
-		amount: input.amount,
-		vouchers: input.recipients.length,
-	});
-	return toOutput(this, itemIndex, result);
+	return recipientOrderRequest(input);
+}
+
+/** Entered recipients make one order per input item; recipients from input items, a campaign. */
+export async function plan(this: IExecuteFunctions, client: VoucherApiClient): Promise<ItemPlan> {
+	if (this.getNodeParameter('recipientsSource', 0) === 'inputItems') {
+		return await planCampaign(this, client);
+	}
+	return await planItemOrders(this, client, (itemIndex) => readRequest(this, itemIndex));
 }

@@ -4,8 +4,8 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { VoucherApiClient } from '../../transport/client';
 import { outputModeField, readOptionsField, referenceField } from '../../shared/fields';
 import { lookupSchema, validate } from '../../shared/validation';
-import { toOutput } from './placeOrder';
-import { findOrder } from './orderService';
+import { orderItems } from '../../shared/order';
+import { findOrder } from './orderLookup';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['order'], operation: ['get'] } },
@@ -30,5 +30,5 @@ export async function execute(
 			description: 'The service has no order with this reference (status code 04).',
 		});
 	}
-	return toOutput(this, itemIndex, { order });
+	return orderItems(this, itemIndex, { order });
 }

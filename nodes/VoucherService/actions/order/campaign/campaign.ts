@@ -1,0 +1,265 @@
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { VoucherApiClient } from '../../../transport/client';
+import { concurrencyLimit, mapWithConcurrency } from '../../../shared/concurrency';
+import { formatNaira } from '../../../shared/money';
+import type { OrderResult } from '../../../shared/order';
+import type { ItemOutcome, ItemPlan, ItemsJob } from '../../types';
+import {
+	DEFAULT_RECIPIENTS_PER_ORDER,
+	readCreateSettings,
+	readCredentialLimitNgn,
+} from '../createOptions';
+import type { CreateSettings } from '../createOptions';
+import { addDryRunHint } from '../dryRun';
+import { waitForTerminalStatus } from '../orderLookup';
+import { checkSpending, placeOrder } from '../orderPlacement';
+import { recipientOrderRequest } from '../orderRequest';
+import type { PlannedOrder } from '../orderRequest';
+import { readCampaignRow } from './campaignRows';
+import type { CampaignRow } from './campaignRows';
+import { campaignOrderReference, discoverCampaignOrders } from './discovery';
+import type { CampaignOrder } from './discovery';
+import { chunkNewRows, reconcile, vouchersKnown, vouchersOfRows } from './reconciliation';
+import type { RowDecision } from './reconciliation';
+
+interface NewOrder {
+	rows: CampaignRow[];
+	order: PlannedOrder;
+}
+
+/** A row that is not bought, and why. */
+function rowFailure(
+	node: INode,
+	row: CampaignRow,
+	[message, description]: [string, string],
+): ItemOutcome {
+	const { itemIndex } = row;
+	const error = new NodeOperationError(node, `Item ${itemIndex}: ${message}`, {
+		itemIndex,
+		description,
+	});
+	return { itemIndex, error };
+}
+
+const voucherFields = (voucher: IDataObject | undefined) =>
+	voucher
+		? {
+				status: voucher.status ?? null,
+				serial: voucher.serial ?? null,
+				value: voucher.value ?? null,
+			}
+		: null;
+
+/** A row's output: its recipient, its order and its own voucher. */
+function rowJson(row: CampaignRow, result: OrderResult, voucher?: IDataObject): IDataObject {
+	const { order } = result;
+	return {
+		...row.recipient,
+		reference: order.reference,
+		orderNumber: order.orderNumber,
+		status: order.status,
+		alreadyExisted: Boolean(result.alreadyExisted),
+		...(result.waitTimedOut ? { waitTimedOut: true } : {}),
+		voucher: voucherFields(voucher),
+	};
+}
+
+/** The campaign's orders, each PROCESSING one waited for until the common deadline. */
+async function existingOrders(
+	client: VoucherApiClient,
+	base: string,
+	itemIndex: number,
+	concurrency: number,
+	waitTimeoutMs: number,
+): Promise<CampaignOrder[]> {
+	const orders = await discoverCampaignOrders(client, base, itemIndex);
+	const deadline = Date.now() + waitTimeoutMs;
+	return await mapWithConcurrency(orders.length, concurrency, async (index) => {
+		const { number, order } = orders[index];
+		if (vouchersKnown(order)) return orders[index];
+		const waited = await waitForTerminalStatus(
+			client,
+			{ order },
+			Math.max(0, deadline - Date.now()),
+			itemIndex,
+		);
+		return { number, order: waited.order };
+	});
+}
+
+/** A decision that needs no new order, as an outcome; undefined for a row to buy. */
+function settledOutcome(
+	node: INode,
+	decision: RowDecision,
+	dryRun: boolean,
+): ItemOutcome | undefined {
+	const { row } = decision;
+	const { itemIndex } = row;
+	const base = `campaign "${row.base}"`;
+	switch (decision.kind) {
+		case 'new':
+			return undefined;
+		case 'held': {
+			const json = rowJson(row, { order: decision.order, alreadyExisted: true }, decision.voucher);
+			const preview = { dryRun: true, wouldBuy: false, amount: row.orderFields.amount };
+			return { itemIndex, json: [dryRun ? { ...preview, ...json } : json] };
+		}
+		case 'refused':
+			return rowFailure(node, row, [
+				`${row.recipient.email} already has a voucher of ${formatNaira(decision.heldKobo)} in ${base}, so no voucher of ${formatNaira(row.amountKobo)} was bought`,
+				'Nothing was bought for this row. A campaign gives a person one voucher per row at the amount of that row; this person has no voucher of this amount left to match. To give them a voucher of another value, use a new base reference.',
+			]);
+		case 'blocked':
+			return rowFailure(node, row, [
+				`order ${decision.pending.reference} of ${base} is still PROCESSING, so nothing new was bought for this campaign`,
+				'Its recipients are unknown until it finishes, and this row may be one of them. Nothing is lost: a later run will finish the job. Raise "Wait Timeout (Seconds)" to wait longer.',
+			]);
+	}
+}
+
+/**
+ * One new order as a job. Once any order of the run has failed, the jobs after it send
+ * nothing (rule R3 in discovery.ts), so a re-run finds every order.
+ */
+function newOrderJob(
+	client: VoucherApiClient,
+	{ rows, order }: NewOrder,
+	settings: CreateSettings,
+	run: { failedReference?: string },
+): ItemsJob {
+	const node = client.node;
+	const { reference } = order.request.body;
+	return {
+		itemIndexes: rows.map((row) => row.itemIndex),
+		run: async () => {
+			if (run.failedReference) {
+				const why: [string, string] = [
+					`not bought, because order ${run.failedReference} failed first in this run`,
+					`Order ${reference} was not sent: after a failed order no further order of the campaign is started, which keeps every order findable by the next run. Nothing is lost: run the workflow again to finish the job.`,
+				];
+				return rows.map((row) => rowFailure(node, row, why));
+			}
+			let result: OrderResult;
+			try {
+				// "fail": a new number taken already was not ours to fill (another run at the same time).
+				result = await placeOrder(client, order, { ...settings, ifReferenceExists: 'fail' });
+			} catch (error) {
+				run.failedReference ??= reference;
+				return rows.map((row) => ({ itemIndex: row.itemIndex, error }));
+			}
+			const vouchers = vouchersOfRows(result.order, rows);
+			return rows.map((row, index): ItemOutcome => {
+				// After an unanswered create the order found should be ours; prove it row by row.
+				if (result.alreadyExisted && vouchersKnown(result.order) && !vouchers[index]) {
+					run.failedReference ??= reference;
+					return rowFailure(node, row, [
+						`this row is not in order ${reference}, which answered after an unclear create`,
+						'No voucher was bought for this row. Was the same campaign running twice at the same time? Run the workflow again to finish the job.',
+					]);
+				}
+				return { itemIndex: row.itemIndex, json: [rowJson(row, result, vouchers[index])] };
+			});
+		},
+	};
+}
+
+/**
+ * Create for Recipients with recipients from input items: every row is one recipient, rows
+ * with the same base reference are one campaign. Existing orders of each campaign are found
+ * and matched row by row before anything is bought; only rows whose recipient does not hold
+ * their voucher yet go into new orders, numbered after every existing one.
+ */
+export async function planCampaign(
+	context: IExecuteFunctions,
+	client: VoucherApiClient,
+): Promise<ItemPlan> {
+	const node = context.getNode();
+	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
+	const settings = readCreateSettings(context, 0, await readCredentialLimitNgn(context));
+	const perOrder = Math.max(
+		1,
+		Math.floor(Number(options.recipientsPerOrder ?? DEFAULT_RECIPIENTS_PER_ORDER)),
+	);
+	const concurrency = concurrencyLimit(options.concurrency);
+	const plan: ItemPlan = { settled: [], jobs: [] };
+
+	const campaigns = new Map<string, CampaignRow[]>();
+	context.getInputData().forEach((_, itemIndex) => {
+		try {
+			const row = readCampaignRow(context, itemIndex);
+			const rows = campaigns.get(row.base);
+			if (rows) rows.push(row);
+			else campaigns.set(row.base, [row]);
+		} catch (error) {
+			plan.settled.push({ itemIndex, error });
+		}
+	});
+
+	// Without continueOnFail a bad row stops the node before anything is sent, reads included.
+	if (plan.settled.length > 0 && !context.continueOnFail()) return plan;
+
+	const newOrders: NewOrder[] = [];
+	for (const [base, rows] of campaigns) {
+		let orders: CampaignOrder[];
+		try {
+			orders = await existingOrders(
+				client,
+				base,
+				rows[0].itemIndex,
+				concurrency,
+				settings.waitTimeoutMs,
+			);
+		} catch (error) {
+			for (const row of rows) plan.settled.push({ itemIndex: row.itemIndex, error });
+			continue;
+		}
+		const newRows: CampaignRow[] = [];
+		for (const decision of reconcile(rows, orders)) {
+			const outcome = settledOutcome(node, decision, settings.dryRun);
+			if (outcome) plan.settled.push(outcome);
+			else newRows.push(decision.row);
+		}
+		let number = Math.max(0, ...orders.map((existing) => existing.number)) + 1;
+		for (const chunk of chunkNewRows(newRows, perOrder)) {
+			const order: PlannedOrder = {
+				itemIndex: chunk[0].itemIndex,
+				request: recipientOrderRequest({
+					...chunk[0].orderFields,
+					reference: campaignOrderReference(base, number),
+					recipients: chunk.map((row) => row.recipient),
+				}),
+			};
+			try {
+				checkSpending(node, order, settings.limitKobo);
+			} catch (error) {
+				// Refused before sending, so it takes no number: numbers stay gap-free here.
+				for (const row of chunk) plan.settled.push({ itemIndex: row.itemIndex, error });
+				continue;
+			}
+			number++;
+			newOrders.push({ rows: chunk, order });
+		}
+	}
+
+	if (settings.dryRun) {
+		for (const { rows, order } of newOrders) {
+			const { reference, amount } = order.request.body;
+			for (const row of rows) {
+				plan.settled.push({
+					itemIndex: row.itemIndex,
+					json: [{ ...row.recipient, dryRun: true, wouldBuy: true, reference, amount }],
+				});
+			}
+		}
+		addDryRunHint(
+			context,
+			newOrders.map(({ order }) => order.request),
+		);
+		return plan;
+	}
+	const run: { failedReference?: string } = {};
+	plan.jobs = newOrders.map((newOrder) => newOrderJob(client, newOrder, settings, run));
+	return plan;
+}

@@ -1,0 +1,79 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { toKobo } from '../../../shared/money';
+import { campaignRowSchema, validate } from '../../../shared/validation';
+import type { Recipient, RecipientOrderInput } from '../../../shared/validation';
+import { readOrderFields } from '../orderParameters';
+
+export const RECIPIENT_FIELDS = ['firstName', 'lastName', 'email'] as const;
+
+/** One valid row of a sheet: one recipient of one campaign. */
+export interface CampaignRow {
+	itemIndex: number;
+	/** The campaign's base reference; its orders are `<base>-1`, `<base>-2`, … */
+	base: string;
+	recipient: Recipient;
+	/** Who the row is, as matched against the vouchers of earlier orders. */
+	recipientKey: string;
+	amountKobo: number;
+	/** The fields a new order for this row sends, besides its reference and recipients. */
+	orderFields: Omit<RecipientOrderInput, 'reference' | 'recipients'>;
+	/** Rows with the same key may share a new order. */
+	orderKey: string;
+}
+
+/** A person: e-mail, first and last name, each trimmed and compared case-insensitively. */
+export function recipientKey(person: { email?: unknown; firstName?: unknown; lastName?: unknown }) {
+	const part = (value: unknown) =>
+		String(value ?? '')
+			.trim()
+			.toLowerCase();
+	return JSON.stringify([part(person.email), part(person.firstName), part(person.lastName)]);
+}
+
+/**
+ * A recipient field is either an expression (its value is used) or a plain column name
+ * (the value of that column in the row is used), so both mapping styles work.
+ */
+function recipientValue(
+	context: IExecuteFunctions,
+	field: (typeof RECIPIENT_FIELDS)[number],
+	itemIndex: number,
+): unknown {
+	const parameter = `${field}Field`;
+	const raw = context.getNode().parameters[parameter];
+	const value = context.getNodeParameter(parameter, itemIndex, field);
+	if (typeof raw === 'string' && raw.startsWith('=')) return value;
+	return context.getInputData()[itemIndex].json[String(value)];
+}
+
+/** Reads and validates one row; throws an error naming the item and the field. */
+export function readCampaignRow(context: IExecuteFunctions, itemIndex: number): CampaignRow {
+	const { fields, additional } = readOrderFields(context, itemIndex);
+	const recipientFields = Object.fromEntries(
+		RECIPIENT_FIELDS.map((field) => [field, recipientValue(context, field, itemIndex)]),
+	);
+	const { reference, firstName, lastName, email, ...orderFields } = validate(
+		campaignRowSchema,
+		{
+			...fields,
+			templateId: context.getNodeParameter('templateId', itemIndex),
+			narration: additional.narration,
+			...recipientFields,
+		},
+		context.getNode(),
+		itemIndex,
+	);
+	const recipient = { firstName, lastName, email };
+	const amountKobo = toKobo(orderFields.amount) as number;
+	const { productCode, couponCode, templateId, narration } = orderFields;
+	return {
+		itemIndex,
+		base: reference,
+		recipient,
+		recipientKey: recipientKey(recipient),
+		amountKobo,
+		orderFields,
+		orderKey: JSON.stringify([productCode, amountKobo, couponCode, templateId, narration]),
+	};
+}

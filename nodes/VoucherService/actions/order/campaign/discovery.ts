@@ -1,0 +1,75 @@
+import type { VoucherApiClient } from '../../../transport/client';
+import { MAX_CONCURRENCY_LIMIT, mapWithConcurrency } from '../../../shared/concurrency';
+import type { Order } from '../../../shared/order';
+import { findOrder } from '../orderLookup';
+
+/*
+ * Finding a campaign's orders. The API has no list endpoint, so the orders `<base>-1`,
+ * `<base>-2`, … are probed with Get Order. Earlier runs can leave gaps (a refused order
+ * between created ones), so the probing cannot stop at the first `04`. It stops after
+ * DISCOVERY_MISSES consecutive `04`s above the highest number found. Why that finds every order:
+ *
+ * Each run keeps three rules (campaign.ts, and the router that runs its creates):
+ *  R1. New orders are numbered H+1, H+2, … where H is the highest number discovery found.
+ *  R2. Creates are started in number order, at most C at once, C ≤ MAX_CONCURRENCY_LIMIT
+ *      (enforced by concurrencyLimit whatever the option says).
+ *  R3. Once a create has failed (refused, or its outcome unknown), no further create of the
+ *      run is started.
+ *
+ * Claim: every block of consecutive missing numbers that has an existing number above it
+ * is shorter than MAX_CONCURRENCY_LIMIT. By induction over runs:
+ *  - Numbers up to H are not touched by this run, and orders never disappear, so blocks
+ *    below H stay as they were (or shrink). H itself exists, so no block runs across it.
+ *  - Above H, a number is missing only if its create was started and failed, or was never
+ *    started. Never-started numbers lie above every started one (R2), so nothing of this
+ *    run exists above them. A failed create ends at or after the run's first failure, and
+ *    by R3 every create started before that failure. So take a block B of failed numbers
+ *    with an existing number e above it: when e's create started (after all of B, by R2),
+ *    every create of B was still in flight. That is |B| + 1 creates in flight, so
+ *    |B| + 1 ≤ C ≤ MAX_CONCURRENCY_LIMIT.
+ * Hence DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT consecutive misses above the highest
+ * number found prove that nothing exists beyond it, which makes H correct for the next run.
+ *
+ * Not covered: two runs of the same campaign at the same time (each would number from the
+ * same H). A create that hits a number taken in the meantime is refused by the service
+ * and reported, not bought twice, but the same person could get a voucher in each run.
+ *
+ * Cost: highest number + DISCOVERY_MISSES look-ups; a new campaign costs DISCOVERY_MISSES,
+ * a 100-order campaign 100 + DISCOVERY_MISSES. Each window (at most DISCOVERY_MISSES
+ * references, starting where the last one ended) is read at once, whatever Maximum
+ * Concurrency says: these are reads, retried on 429, and sending them a few at a time would
+ * turn one round trip into seven at the default of 5, for every run of every campaign.
+ */
+export const DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT;
+
+export const campaignOrderReference = (base: string, number: number) => `${base}-${number}`;
+
+export interface CampaignOrder {
+	number: number;
+	order: Order;
+}
+
+/** Every existing order of the campaign, in number order. */
+export async function discoverCampaignOrders(
+	client: VoucherApiClient,
+	base: string,
+	itemIndex: number,
+): Promise<CampaignOrder[]> {
+	const found: CampaignOrder[] = [];
+	let highest = 0;
+	let probed = 0;
+	while (probed < highest + DISCOVERY_MISSES) {
+		const first = probed + 1;
+		const count = highest + DISCOVERY_MISSES - probed;
+		const window = await mapWithConcurrency(count, count, async (offset) =>
+			findOrder(client, campaignOrderReference(base, first + offset), itemIndex),
+		);
+		window.forEach((order, offset) => {
+			if (!order) return;
+			found.push({ number: first + offset, order });
+			highest = first + offset;
+		});
+		probed = first + count - 1;
+	}
+	return found;
+}

@@ -1,0 +1,108 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Order } from '../../../shared/order';
+import { recipientKey } from './campaignRows';
+import type { CampaignRow } from './campaignRows';
+import type { CampaignOrder } from './discovery';
+
+/** What a run does with one row, given the campaign's existing orders. */
+export type RowDecision =
+	/** The recipient already holds this voucher: output it, buy nothing. */
+	| { kind: 'held'; row: CampaignRow; order: Order; voucher: IDataObject }
+	/** Not held yet: buy it in a new order. */
+	| { kind: 'new'; row: CampaignRow }
+	/** The recipient holds vouchers of another value only: buying would give a second voucher. */
+	| { kind: 'refused'; row: CampaignRow; heldKobo: number }
+	/** An existing order's recipients are still unknown, and this row could be one of them. */
+	| { kind: 'blocked'; row: CampaignRow; pending: Order };
+
+/**
+ * Whether an order's vouchers can be read: not while PROCESSING (the list is omitted). A
+ * FAILED or CANCELED order holds no vouchers (the service lists none), so its recipients are
+ * bought again in a new order.
+ */
+export function vouchersKnown(order: Order): boolean {
+	if (order.status === 'FAILED' || order.status === 'CANCELED') return true;
+	return (
+		Array.isArray(order.vouchers) && (order.vouchers.length > 0 || order.status !== 'PROCESSING')
+	);
+}
+
+interface Held {
+	order: Order;
+	voucher: IDataObject;
+	kobo: number;
+	claimed: boolean;
+}
+
+/** A voucher value (a double in NGN) in kobo, for comparing with a row's amount. */
+export const voucherKobo = (voucher: IDataObject) => Math.round(Number(voucher.value) * 100);
+
+/** Every listed recipient voucher of the orders, by recipient, in order-number order. */
+function vouchersByRecipient(orders: CampaignOrder[]): Map<string, Held[]> {
+	const byRecipient = new Map<string, Held[]>();
+	for (const { order } of orders) {
+		for (const voucher of order.vouchers ?? []) {
+			if (!voucher.email) continue; // a download voucher: no recipient
+			const key = recipientKey(voucher);
+			const held = { order, voucher, kobo: voucherKobo(voucher), claimed: false };
+			const list = byRecipient.get(key);
+			if (list) list.push(held);
+			else byRecipient.set(key, [held]);
+		}
+	}
+	return byRecipient;
+}
+
+/**
+ * Matches rows to vouchers by counting: the n-th row of a person at an amount takes the n-th
+ * voucher of that person and value, whatever the row order, chunking or settings of earlier
+ * runs. So a person listed twice gets two vouchers, and never a third. Every voucher counts
+ * whatever its delivery status: a FAILED item is shown on its row, not bought again.
+ */
+export function reconcile(rows: CampaignRow[], orders: CampaignOrder[]): RowDecision[] {
+	const pending = orders.find(({ order }) => !vouchersKnown(order))?.order;
+	const byRecipient = vouchersByRecipient(orders);
+	return rows.map((row): RowDecision => {
+		const held = byRecipient.get(row.recipientKey) ?? [];
+		const same = held.find((voucher) => !voucher.claimed && voucher.kobo === row.amountKobo);
+		if (same) {
+			same.claimed = true;
+			return { kind: 'held', row, order: same.order, voucher: same.voucher };
+		}
+		if (pending) return { kind: 'blocked', row, pending };
+		const other = held.find((voucher) => voucher.kobo !== row.amountKobo);
+		if (other) return { kind: 'refused', row, heldKobo: other.kobo };
+		return { kind: 'new', row };
+	});
+}
+
+/** New rows in orders of at most perOrder: grouped by order fields, in first-row order. */
+export function chunkNewRows(rows: CampaignRow[], perOrder: number): CampaignRow[][] {
+	const groups = new Map<string, CampaignRow[]>();
+	for (const row of rows) {
+		const group = groups.get(row.orderKey);
+		if (group) group.push(row);
+		else groups.set(row.orderKey, [row]);
+	}
+	const chunks: CampaignRow[][] = [];
+	for (const group of groups.values()) {
+		for (let start = 0; start < group.length; start += perOrder) {
+			chunks.push(group.slice(start, start + perOrder));
+		}
+	}
+	return chunks;
+}
+
+/** Each row's own voucher in an order: matched by recipient and value, each voucher once. */
+export function vouchersOfRows(order: Order, rows: CampaignRow[]): Array<IDataObject | undefined> {
+	const byRecipient = vouchersByRecipient([{ number: 0, order }]);
+	return rows.map((row) => {
+		const held = byRecipient
+			.get(row.recipientKey)
+			?.find((voucher) => !voucher.claimed && voucher.kobo === row.amountKobo);
+		if (!held) return undefined;
+		held.claimed = true;
+		return held.voucher;
+	});
+}

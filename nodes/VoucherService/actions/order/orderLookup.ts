@@ -1,0 +1,43 @@
+import type { VoucherApiClient } from '../../transport/client';
+import { wait } from '../../transport/retry';
+import { isTerminal } from '../../shared/order';
+import type { Order, OrderResult } from '../../shared/order';
+
+export const ORDER_NOT_FOUND_CODE = '04';
+
+/** The order with this reference, or undefined when the service answers `04`. Reads are retried. */
+export async function findOrder(
+	client: VoucherApiClient,
+	reference: string,
+	itemIndex: number,
+): Promise<Order | undefined> {
+	return await client.request<Order | undefined>({
+		method: 'GET',
+		path: `/v2/orders/${encodeURIComponent(reference)}`,
+		itemIndex,
+		acceptCodes: [ORDER_NOT_FOUND_CODE],
+	});
+}
+
+/** Polling while an order is PROCESSING: first check after 1 s, then 1.5× longer, at most 15 s apart. */
+const WAIT_POLL = { firstDelayMs: 1_000, factor: 1.5, maxDelayMs: 15_000 };
+
+/** Polls Get Order until a terminal status or the deadline; on timeout returns the order as it is. */
+export async function waitForTerminalStatus(
+	client: VoucherApiClient,
+	result: OrderResult,
+	timeoutMs: number,
+	itemIndex: number,
+): Promise<OrderResult> {
+	const deadline = Date.now() + timeoutMs;
+	let order = result.order;
+	let delay = WAIT_POLL.firstDelayMs;
+	while (!isTerminal(order.status)) {
+		const remaining = deadline - Date.now();
+		if (remaining <= 0) return { ...result, order, waitTimedOut: true };
+		await wait(Math.min(delay, remaining));
+		delay = Math.min(WAIT_POLL.maxDelayMs, delay * WAIT_POLL.factor);
+		order = (await findOrder(client, result.order.reference, itemIndex)) ?? order;
+	}
+	return { ...result, order };
+}

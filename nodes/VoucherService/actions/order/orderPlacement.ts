@@ -1,0 +1,31 @@
+import type { INode } from 'n8n-workflow';
+
+import type { VoucherApiClient } from '../../transport/client';
+import type { OrderResult } from '../../shared/order';
+import { assertWithinSpendingLimit } from '../../shared/spendingGuard';
+import type { CreateSettings } from './createOptions';
+import { waitForTerminalStatus } from './orderLookup';
+import { orderTotalKobo } from './orderRequest';
+import type { PlannedOrder } from './orderRequest';
+import { createOrderSafely } from './safeCreate';
+
+/** Throws when the order's total is above the spending limit. Plans call it before anything is sent. */
+export function checkSpending(
+	node: INode,
+	order: PlannedOrder,
+	limitKobo: number | undefined,
+): void {
+	assertWithinSpendingLimit(node, order.itemIndex, orderTotalKobo(order.request), limitKobo);
+}
+
+/** The one way an order is bought: spending guard, safe create, then the wait if asked for. */
+export async function placeOrder(
+	client: VoucherApiClient,
+	order: PlannedOrder,
+	settings: Omit<CreateSettings, 'dryRun'>,
+): Promise<OrderResult> {
+	checkSpending(client.node, order, settings.limitKobo);
+	const created = await createOrderSafely(client, order, settings.ifReferenceExists);
+	if (!settings.waitForCompletion) return created;
+	return await waitForTerminalStatus(client, created, settings.waitTimeoutMs, order.itemIndex);
+}

@@ -1,0 +1,62 @@
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { VoucherApiClient } from '../../transport/client';
+import { asNodeError, isVoucherApiError } from '../../transport/errors';
+import { backoffDelay, CREATE_RETRY, wait } from '../../transport/retry';
+import type { Order, OrderResult } from '../../shared/order';
+import { findOrder } from './orderLookup';
+import type { PlannedOrder } from './orderRequest';
+
+export type IfReferenceExists = 'returnExisting' | 'fail';
+
+/**
+ * Creates an order so that no retry can ever create a second one. The service has no
+ * idempotency key, only the client's unique reference, so whenever the outcome of a
+ * create is unclear (timeout, reset, 5xx, 429, or any refusal such as a duplicate
+ * reference) the reference is looked up first:
+ * - found: that order is returned, marked alreadyExisted;
+ * - not found (`04`): a transient failure is retried with backoff, a refusal is reported.
+ */
+export async function createOrderSafely(
+	client: VoucherApiClient,
+	{ itemIndex, request }: PlannedOrder,
+	ifReferenceExists: IfReferenceExists,
+): Promise<OrderResult> {
+	const { reference } = request.body;
+	for (let attempt = 1; ; attempt++) {
+		try {
+			const envelope = await client.send({
+				method: 'POST',
+				path: request.path,
+				body: request.body,
+				itemIndex,
+			});
+			return { order: envelope.data as Order, alreadyExisted: false };
+		} catch (error) {
+			if (!isVoucherApiError(error) || error.kind === 'auth' || error.kind === 'notFound') {
+				throw asNodeError(client.node, error);
+			}
+			const existing = await findOrder(client, reference, itemIndex);
+			if (existing) {
+				// Only a first attempt that was refused proves the reference predates this run;
+				// after an unanswered attempt the order found is most likely the one we sent.
+				const predatesRun = attempt === 1 && error.kind === 'rejected';
+				if (predatesRun && ifReferenceExists === 'fail') {
+					throw new NodeOperationError(
+						client.node,
+						`Item ${itemIndex}: an order with reference "${reference}" already exists`,
+						{
+							itemIndex,
+							description: `It is order ${existing.orderNumber} with status ${existing.status}. Nothing new was created.`,
+						},
+					);
+				}
+				return { order: existing, alreadyExisted: true };
+			}
+			if (error.kind === 'rejected' || attempt >= CREATE_RETRY.attempts) {
+				throw asNodeError(client.node, error);
+			}
+			await wait(error.retryAfterMs ?? backoffDelay(CREATE_RETRY, attempt));
+		}
+	}
+}

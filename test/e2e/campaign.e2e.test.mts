@@ -1,0 +1,171 @@
+// The issue-9 scenario in a real n8n: one campaign run three times while the sheet and
+// Recipients per Order change, with a dry run before the last run. Judged from the
+// sandbox's books: vouchers per recipient across the campaign, and the money spent.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+	nodeOutput,
+	type Execution,
+	type N8nRest,
+	type WorkflowJson,
+} from '../../real-n8n/rest.mts';
+import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
+import { ACTION_NODE, API_CREDENTIAL, ownerClient } from './helpers.mts';
+
+const NODE = 'Campaign';
+
+interface Row {
+	firstName: string;
+	lastName: string;
+	email: string;
+	amount: number;
+}
+
+/** Every third row 1,000 NGN, the others 2,000 NGN, as in the issue. */
+const rows: Row[] = Array.from({ length: 45 }, (_, i) => ({
+	firstName: `First${i}`,
+	lastName: `Last${i}`,
+	email: `person${i}@example.com`,
+	amount: i % 3 === 0 ? 1000 : 2000,
+}));
+
+function campaignWorkflow(
+	name: string,
+	base: string,
+	sheet: Row[],
+	options: Record<string, unknown>,
+	credential: { id: string; name: string },
+): WorkflowJson {
+	return {
+		name,
+		nodes: [
+			{
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				name: 'Sheet',
+				type: 'n8n-nodes-base.set',
+				typeVersion: 3.4,
+				position: [220, 0],
+				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows: sheet }), options: {} },
+			},
+			{
+				name: 'One item per row',
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: { fieldToSplitOut: 'rows', options: {} },
+			},
+			{
+				name: NODE,
+				type: ACTION_NODE,
+				typeVersion: 1,
+				position: [660, 0],
+				parameters: {
+					resource: 'order',
+					operation: 'createForRecipients',
+					recipientsSource: 'inputItems',
+					reference: base,
+					productCode: 'VCH-INSTANT',
+					amount: '={{ $json.amount }}',
+					templateId: 1,
+					options,
+				},
+				credentials: { [API_CREDENTIAL]: credential },
+			},
+		],
+		connections: {
+			Start: { main: [[{ node: 'Sheet', type: 'main', index: 0 }]] },
+			Sheet: { main: [[{ node: 'One item per row', type: 'main', index: 0 }]] },
+			'One item per row': { main: [[{ node: NODE, type: 'main', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+describe('a campaign re-run in n8n after the sheet and the settings changed', () => {
+	let rest: N8nRest;
+	let sandbox: Sandbox;
+	let credential: { id: string; name: string };
+	const base = `e2e-campaign-${Date.now().toString(36)}`;
+
+	beforeAll(async () => {
+		rest = await ownerClient();
+		sandbox = await startSandbox({ port: 0 });
+		credential = await rest.createCredential('Voucher Sandbox (e2e campaign)', API_CREDENTIAL, {
+			baseUrl: sandbox.url,
+			publicKey: sandbox.keys.publicKey,
+			secretKey: sandbox.keys.secretKey,
+		});
+	});
+	afterAll(async () => {
+		await sandbox?.close();
+	});
+
+	async function run(label: string, sheet: Row[], options: Record<string, unknown>) {
+		const posts = sandbox.state.requests.filter((r) => r.method === 'POST').length;
+		const balance = sandbox.state.ledger.at(-1)!.balanceAfterKobo;
+		const { id } = await rest.createWorkflow(
+			campaignWorkflow(`E2E campaign: ${label}`, base, sheet, options, credential),
+		);
+		const ex: Execution = await rest.runWorkflow(id, 'Start', 120_000);
+		expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
+		const posted = sandbox.state.requests.filter((r) => r.method === 'POST').slice(posts);
+		return {
+			ex,
+			output: nodeOutput(ex, NODE),
+			postedEmails: posted.flatMap((r) =>
+				((r.body as { recipients: Array<{ email: string }> }).recipients ?? []).map((p) => p.email),
+			),
+			spentKobo: balance - sandbox.state.ledger.at(-1)!.balanceAfterKobo,
+		};
+	}
+
+	function vouchersPerEmail(): Map<string, number[]> {
+		const held = new Map<string, number[]>();
+		for (const order of sandbox.state.orders.values()) {
+			if (!order.reference.startsWith(`${base}-`)) continue;
+			for (const v of order.vouchers) held.set(v.email!, [...(held.get(v.email!) ?? []), v.value]);
+		}
+		return held;
+	}
+
+	it('30 rows at 10 per order, again at 7, a dry run, then 45 rows at 7: each person one voucher', async () => {
+		const first = await run('30 rows at 10', rows.slice(0, 30), { recipientsPerOrder: 10 });
+		expect(first.postedEmails).toHaveLength(30);
+
+		const second = await run('same rows at 7', rows.slice(0, 30), { recipientsPerOrder: 7 });
+		expect(second.postedEmails).toEqual([]);
+		expect(second.output.every((row) => row.alreadyExisted === true)).toBe(true);
+
+		const dry = await run('dry run, 45 rows at 7', rows, { recipientsPerOrder: 7, dryRun: true });
+		expect(dry.postedEmails).toEqual([]);
+		expect(dry.spentKobo).toBe(0);
+		expect(dry.output.slice(30).every((row) => row.dryRun === true && row.wouldBuy === true)).toBe(
+			true,
+		);
+		const hints =
+			(dry.ex.data.resultData.runData[NODE][0] as { hints?: Array<{ message: string }> }).hints ??
+			[];
+		const hint = hints.map((h) => h.message).join(' ');
+		expect(hint).toMatch(/a real run would buy 15 vouchers in \d+ new orders for NGN 25,000\.00/);
+
+		const third = await run('45 rows at 7', rows, { recipientsPerOrder: 7 });
+		expect(third.postedEmails.sort()).toEqual(
+			rows
+				.slice(30)
+				.map((r) => r.email)
+				.sort(),
+		);
+		expect(third.spentKobo).toBe(2_500_000);
+		expect(third.output.map((row) => row.email)).toEqual(rows.map((r) => r.email));
+
+		const held = vouchersPerEmail();
+		expect(held.size).toBe(45);
+		for (const row of rows) expect(held.get(row.email), row.email).toEqual([row.amount]);
+	}, 300_000);
+});
