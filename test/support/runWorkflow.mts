@@ -38,8 +38,8 @@ import {
 
 import { TestCredentialsHelper } from './credentialsHelper.mts';
 import {
-	HarnessItems,
-	HarnessManualTrigger,
+	FeederItems,
+	FeederManualTrigger,
 	ITEMS_NODE_TYPE,
 	START_NODE_TYPE,
 } from './feederNodes.mts';
@@ -57,7 +57,7 @@ export function packageNodeTypeName(nodeType: AnyNodeType): string {
 }
 
 export interface RunWorkflowOptions {
-	/** Node types by the type name used in `nodes[].type`. Harness types are added for you. */
+	/** Node types by the type name used in `nodes[].type`. Feeder types are added for you. */
 	nodeTypes: Record<string, AnyNodeType>;
 	credentialTypes?: ICredentialType[];
 	/** Decrypted credential data by credential type name. */
@@ -85,9 +85,9 @@ export interface WorkflowResult {
 	outputOf(nodeName: string, outputIndex?: number, runIndex?: number): INodeExecutionData[];
 }
 
-const HARNESS_NODE_TYPES: Record<string, AnyNodeType> = {
-	[START_NODE_TYPE]: new HarnessManualTrigger(),
-	[ITEMS_NODE_TYPE]: new HarnessItems(),
+const FEEDER_NODE_TYPES: Record<string, AnyNodeType> = {
+	[START_NODE_TYPE]: new FeederManualTrigger(),
+	[ITEMS_NODE_TYPE]: new FeederItems(),
 };
 
 /** The INodeTypes registry WorkflowExecute asks for node implementations. */
@@ -210,7 +210,7 @@ let executionCounter = 0;
 export async function runWorkflow(opts: RunWorkflowOptions): Promise<WorkflowResult> {
 	await ensureN8nRuntime();
 	const mode = opts.mode ?? 'manual';
-	const nodeTypes = new TestNodeTypes({ ...HARNESS_NODE_TYPES, ...opts.nodeTypes });
+	const nodeTypes = new TestNodeTypes({ ...FEEDER_NODE_TYPES, ...opts.nodeTypes });
 	const credentialsHelper = new TestCredentialsHelper(
 		opts.credentialTypes ?? [],
 		opts.credentials ?? {},
