@@ -55,7 +55,7 @@ export class VoucherServiceApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://vouchers.example.com',
-			hint: 'The service documentation does not publish a base URL: copy it from your business dashboard, without /v2. For the local sandbox use http://127.0.0.1:4010.',
+			hint: 'The service documentation does not publish a base URL: copy it from your business dashboard, without /v2.',
 		},
 		{
 			displayName: 'Public Key',

@@ -11,7 +11,7 @@ export class VoucherServiceWebhookApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-voucher-service/n8n-nodes-voucher-service#voucher-service-trigger';
+		'https://github.com/n8n-nodes-voucher-service/n8n-nodes-voucher-service#voucher-service-webhook-api';
 
 	properties: INodeProperties[] = [
 		{

@@ -86,7 +86,8 @@ for (const file of repoFiles()) {
 			continue;
 		}
 		const own = ownUrl(url.replace(/\.git$/, ''));
-		if (own?.target === 'issues' || own?.target.startsWith('actions')) continue;
+		// GitHub's own pages of the repository (releases, compare views, issues) exist only there.
+		if (own && /^(issues|pulls|actions|releases|compare|tags)\b/.test(own.target)) continue;
 		const problem = own && checkTarget(file, own.target, own.anchor);
 		if (problem) problems.push(problem);
 	}
