@@ -8,6 +8,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { API_CREDENTIAL } from '../nodes/shared/credentials';
+
 const NON_SUCCESS_MESSAGE =
 	'The service did not answer with status code 00. Check the public key, the secret key and the base URL.';
 
@@ -35,7 +37,7 @@ function failUnlessStatusCodeIsSuccess(): IAuthenticateRuleResponseSuccessBody[]
 }
 
 export class VoucherServiceApi implements ICredentialType {
-	name = 'voucherServiceApi';
+	name = API_CREDENTIAL;
 
 	displayName = 'Voucher Service API';
 

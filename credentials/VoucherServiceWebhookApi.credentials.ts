@@ -1,7 +1,9 @@
 import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
+import { WEBHOOK_CREDENTIAL } from '../nodes/shared/credentials';
+
 export class VoucherServiceWebhookApi implements ICredentialType {
-	name = 'voucherServiceWebhookApi';
+	name = WEBHOOK_CREDENTIAL;
 
 	displayName = 'Voucher Service Webhook API';
 

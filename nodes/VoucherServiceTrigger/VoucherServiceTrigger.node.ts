@@ -10,11 +10,13 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { WEBHOOK_CREDENTIAL } from '../shared/credentials';
 import { hasSignatureShape, openDelivery, type WebhookEvent } from '../shared/signature';
+import { voucherServiceWebhookSecretTest } from '../shared/webhookSecretTest';
 import { hasSeen, processStore, recordFirstSighting } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
-import { voucherServiceWebhookSecretTest } from './secretTest';
+
 
 interface OutputOptions {
 	includeHeaders?: boolean;
@@ -35,7 +37,7 @@ function acknowledgeWithoutRunning(reason: string): IWebhookResponseData {
 
 async function readSecret(this: IWebhookFunctions): Promise<unknown> {
 	try {
-		const credentials = await this.getCredentials('voucherServiceWebhookApi');
+		const credentials = await this.getCredentials(WEBHOOK_CREDENTIAL);
 		return credentials.secret;
 	} catch {
 		// Missing or undecryptable credentials must fail closed, like a wrong secret
@@ -72,7 +74,7 @@ export class VoucherServiceTrigger implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
 			{
-				name: 'voucherServiceWebhookApi',
+				name: WEBHOOK_CREDENTIAL,
 				required: true,
 				testedBy: 'voucherServiceWebhookSecretTest',
 			},
