@@ -17,7 +17,6 @@ import { hasSeen, processStore, recordFirstSighting } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
 
-
 interface OutputOptions {
 	includeHeaders?: boolean;
 	includeRawBody?: boolean;
@@ -68,7 +67,10 @@ export class VoucherServiceTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow on signed order and voucher events from the voucher service',
+		// n8n's node panel lists this trigger under the action node's entry and shows the
+		// trigger's description for both, so it describes the whole package.
+		description:
+			'Order gift-card vouchers priced in Naira, e-mail them to recipients, and start workflows on signed order and voucher events',
 		defaults: { name: 'Voucher Service Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
