@@ -9,7 +9,7 @@ import { chromium, type Page } from 'playwright-core';
 
 import { OWNER } from './rest.mts';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 export interface EditorTour {
 	url: string;

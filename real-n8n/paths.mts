@@ -15,7 +15,7 @@ const manifest = JSON.parse(readFileSync(join(REAL_N8N_DIR, 'package.json'), 'ut
 };
 export const N8N_VERSION = manifest.dependencies.n8n;
 
-export function cacheRoot(): string {
+function cacheRoot(): string {
 	if (process.env.VOUCHER_CACHE_DIR) return process.env.VOUCHER_CACHE_DIR;
 	const xdg = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
 	return join(xdg, 'n8n-nodes-voucher-service');

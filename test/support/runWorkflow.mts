@@ -8,7 +8,7 @@
  * local server). Modelled on n8n's own NodeTestHarness
  * (packages/core/nodes-testing), minus its nock/JSON-fixture layer.
  *
- * Requires the vitest alias in test/support/vitest.config.mts (see n8nRuntime.ts).
+ * Requires the vitest alias in test/support/singleN8nWorkflow.mts (see n8nRuntime.mts).
  */
 import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import {
@@ -24,7 +24,6 @@ import {
 	type INode,
 	type INodeCredentials,
 	type INodeExecutionData,
-	type INodeListSearchResult,
 	type INodeParameters,
 	type INodePropertyOptions,
 	type INodeType,
@@ -46,8 +45,6 @@ import {
 import { PACKAGE_NAME, ensureN8nRuntime } from './n8nRuntime.mts';
 
 export { disposeN8nRuntime, activeExpressionEngine } from './n8nRuntime.mts';
-export { TestCredentialsHelper } from './credentialsHelper.mts';
-export { START_NODE_TYPE, ITEMS_NODE_TYPE } from './feederNodes.mts';
 
 type AnyNodeType = INodeType | IVersionedNodeType;
 
@@ -110,7 +107,7 @@ class TestNodeTypes implements INodeTypes {
 }
 
 /** The version the editor puts on a freshly added node. */
-export function defaultVersionOf(nodeType: AnyNodeType): number {
+function defaultVersionOf(nodeType: AnyNodeType): number {
 	if ('nodeVersions' in nodeType) return nodeType.currentVersion;
 	const { version, defaultVersion } = nodeType.description;
 	return defaultVersion ?? (Array.isArray(version) ? Math.max(...version) : version);
@@ -368,17 +365,5 @@ export async function runLoadOptions(
 		if (typeof method !== 'function')
 			throw new UnexpectedError(`No loadOptions method "${opts.methodName}"`);
 		return await method.call(context);
-	});
-}
-
-/** Calls `methods.listSearch[methodName]` (resource locator search) the same way. */
-export async function runListSearch(
-	opts: NodeMethodOptions & { methodName: string; filter?: string; paginationToken?: string },
-): Promise<INodeListSearchResult> {
-	return await callNodeMethod(opts, async (context, type) => {
-		const method = type.methods?.listSearch?.[opts.methodName];
-		if (typeof method !== 'function')
-			throw new UnexpectedError(`No listSearch method "${opts.methodName}"`);
-		return await method.call(context, opts.filter, opts.paginationToken);
 	});
 }

@@ -25,7 +25,7 @@ export interface CredentialOverrides {
 	maxOrderTotal?: number;
 }
 
-export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	return await startSandbox({ processingDelayMs: 150, timeFactor: 0.0005, ...options });
 }
 
