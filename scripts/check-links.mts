@@ -28,9 +28,7 @@ export function slug(heading: string): string {
 
 /** Markdown with fenced code blocks and inline code blanked out, so examples are not read as links. */
 function withoutCode(markdown: string): string {
-	return markdown
-		.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '')
-		.replace(/`[^`\n]*`/g, '');
+	return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
 }
 
 const anchorCache = new Map<string, Set<string>>();

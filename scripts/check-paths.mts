@@ -31,17 +31,15 @@ for (const file of repoFiles()) {
 	if (SKIPPED.test(file)) continue;
 	const text = readRepoFile(file);
 	const prose = file.endsWith('.md') ? blankFencedCode(text) : text;
-	prose
-		.split('\n')
-		.forEach((line, index) => {
-			const where = `${file}:${index + 1}`;
-			for (const [path, climb] of line.matchAll(RELATIVE)) {
-				if (normalize(join(dirname(file), climb)).startsWith('..'))
-					problems.push(`${where}: ${path} is outside the repository`);
-			}
-			for (const [path] of text.split('\n')[index].matchAll(MACHINE_PATH))
-				problems.push(`${where}: ${path} names a path on one machine`);
-		});
+	prose.split('\n').forEach((line, index) => {
+		const where = `${file}:${index + 1}`;
+		for (const [path, climb] of line.matchAll(RELATIVE)) {
+			if (normalize(join(dirname(file), climb)).startsWith('..'))
+				problems.push(`${where}: ${path} is outside the repository`);
+		}
+		for (const [path] of text.split('\n')[index].matchAll(MACHINE_PATH))
+			problems.push(`${where}: ${path} names a path on one machine`);
+	});
 }
 
 fail('check:paths', problems);

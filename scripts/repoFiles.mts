@@ -9,10 +9,14 @@ const BINARY = /\.(png|jpe?g|gif|ico|tgz|gz|zip|woff2?)$/i;
 
 /** Paths relative to ROOT of every tracked (and new, not ignored) text file. */
 export function repoFiles(): string[] {
-	const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-		cwd: ROOT,
-		encoding: 'utf8',
-	});
+	const listed = execFileSync(
+		'git',
+		['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+		{
+			cwd: ROOT,
+			encoding: 'utf8',
+		},
+	);
 	return listed
 		.split('\0')
 		.filter((file) => file && !BINARY.test(file) && existsSync(join(ROOT, file)));

@@ -75,7 +75,15 @@ describe('.github/workflows/publish.yml', () => {
 	it('tests everything before it publishes', () => {
 		const names = ours.jobs.publish.steps.map((step) => step.name);
 		expect(names.indexOf('Test')).toBeLessThan(names.indexOf('Release'));
-		for (const part of ['lint', 'build', 'typecheck', 'check:links', 'scan', 'test:unit', 'test:e2e'])
+		for (const part of [
+			'lint',
+			'build',
+			'typecheck',
+			'check:links',
+			'scan',
+			'test:unit',
+			'test:e2e',
+		])
 			expect(pkg.scripts.test).toContain(`npm run ${part}`);
 	});
 });
