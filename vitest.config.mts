@@ -1,11 +1,11 @@
 /**
  * Unit and integration tests: everything under test/ except the real-n8n e2e suite,
  * which has its own config. n8n-workflow is aliased to the CJS build n8n itself loads
- * (see test/support/vitest.config.mts for why).
+ * (see test/support/singleN8nWorkflow.mts for why).
  */
 import { defineConfig } from 'vitest/config';
 
-import { n8nWorkflowSingleCopy } from './test/support/vitest.config.mts';
+import { n8nWorkflowSingleCopy } from './test/support/singleN8nWorkflow.mts';
 
 export default defineConfig({
 	resolve: { alias: n8nWorkflowSingleCopy },

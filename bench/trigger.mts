@@ -100,7 +100,7 @@ function merge(a: LoadResult, b: LoadResult): LoadResult & { halves: string } {
 	const seconds = a.seconds + b.seconds;
 	const statuses = { ...a.statuses };
 	for (const [k, v] of Object.entries(b.statuses)) statuses[Number(k)] = (statuses[Number(k)] ?? 0) + v;
-	return { count, seconds, perSecond: count / seconds, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), statuses, halves: `${fmt(a.perSecond)} / ${fmt(b.perSecond)} /s` };
+	return { count, seconds, perSecond: count / seconds, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), statuses, monoStartUs: a.monoStartUs, monoEndUs: b.monoEndUs, halves: `${fmt(a.perSecond)} / ${fmt(b.perSecond)} /s` };
 }
 
 const b = await startBenchN8n();

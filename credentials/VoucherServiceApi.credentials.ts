@@ -8,6 +8,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { API_CREDENTIAL } from '../nodes/shared/credentials';
+
 const NON_SUCCESS_MESSAGE =
 	'The service did not answer with status code 00. Check the public key, the secret key and the base URL.';
 
@@ -35,7 +37,7 @@ function failUnlessStatusCodeIsSuccess(): IAuthenticateRuleResponseSuccessBody[]
 }
 
 export class VoucherServiceApi implements ICredentialType {
-	name = 'voucherServiceApi';
+	name = API_CREDENTIAL;
 
 	displayName = 'Voucher Service API';
 
@@ -55,7 +57,7 @@ export class VoucherServiceApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://vouchers.example.com',
-			hint: 'The service documentation does not publish a base URL: copy it from your business dashboard, without /v2. For the local sandbox use http://127.0.0.1:4010.',
+			hint: 'The service documentation does not publish a base URL: copy it from your business dashboard, without /v2.',
 		},
 		{
 			displayName: 'Public Key',

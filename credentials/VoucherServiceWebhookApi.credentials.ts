@@ -1,7 +1,9 @@
 import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
+import { WEBHOOK_CREDENTIAL } from '../nodes/shared/credentials';
+
 export class VoucherServiceWebhookApi implements ICredentialType {
-	name = 'voucherServiceWebhookApi';
+	name = WEBHOOK_CREDENTIAL;
 
 	displayName = 'Voucher Service Webhook API';
 
@@ -11,7 +13,7 @@ export class VoucherServiceWebhookApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-voucher-service/n8n-nodes-voucher-service#voucher-service-trigger';
+		'https://github.com/n8n-nodes-voucher-service/n8n-nodes-voucher-service#voucher-service-webhook-api';
 
 	properties: INodeProperties[] = [
 		{

@@ -9,7 +9,7 @@ import { chromium, type Page } from 'playwright-core';
 
 import { OWNER } from './rest.mts';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 export interface EditorTour {
 	url: string;
@@ -26,6 +26,8 @@ export interface EditorTour {
 export interface EditorFindings {
 	/** Text of each entry found for "Voucher Service" in the node panel. */
 	panelItems: string[];
+	/** The description the panel shows under the Voucher Service entry. */
+	panelDescription: string;
 	/** The node's actions as the panel lists them. */
 	actions: string[];
 	/** The panel's own count, from its "Actions (n)" heading. */
@@ -95,6 +97,13 @@ export async function tourEditor(tour: EditorTour): Promise<EditorFindings> {
 		const panelItems = await page
 			.locator('[data-test-id="node-creator-item-name"]')
 			.allTextContents();
+		const panelDescription = (
+			(await page
+				.locator('[data-test-id="item-iterator-item"]', { has: item })
+				.first()
+				.locator('[data-test-id="node-creator-item-description"]')
+				.textContent()) ?? ''
+		).trim();
 		const icons = await page.$$eval('img[src*="voucher"]', (imgs) =>
 			imgs.map((img) => ({
 				src: img.getAttribute('src') ?? '',
@@ -139,7 +148,16 @@ export async function tourEditor(tour: EditorTour): Promise<EditorFindings> {
 		await shot(page, 'webhookUrls');
 		lap('trigger webhook URLs');
 
-		return { panelItems, actions, actionsHeading, icons, productionUrl, files, seconds };
+		return {
+			panelItems,
+			panelDescription,
+			actions,
+			actionsHeading,
+			icons,
+			productionUrl,
+			files,
+			seconds,
+		};
 	} finally {
 		await browser.close();
 	}

@@ -6,8 +6,8 @@ import { join, relative } from 'node:path';
 import { REPO_ROOT } from './paths.mts';
 import type { N8nRest, WorkflowJson } from './rest.mts';
 
-export const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
-export const CAMPAIGN_CSV = 'campaign-recipients.csv';
+const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
+const CAMPAIGN_CSV = 'campaign-recipients.csv';
 
 /** examples/**\/*.json, paths relative to examples/, in a stable order. */
 export function exampleFiles(dir = EXAMPLES_DIR): string[] {
@@ -27,7 +27,7 @@ export function readExample(file: string): WorkflowJson {
 export type CredentialRef = { id: string; name: string };
 
 /** Points every node's credential of a known type at the given credential. */
-export function bindCredentials(
+function bindCredentials(
 	wf: WorkflowJson,
 	byType: Record<string, CredentialRef>,
 ): WorkflowJson {
@@ -44,7 +44,7 @@ export function bindCredentials(
  * Copies the campaign CSV into `filesDir` (which n8n must be allowed to read:
  * N8N_RESTRICT_FILE_ACCESS_TO) and points the file-reading and -writing nodes at it.
  */
-export function useFilesDir(wf: WorkflowJson, filesDir: string): WorkflowJson {
+function useFilesDir(wf: WorkflowJson, filesDir: string): WorkflowJson {
 	mkdirSync(filesDir, { recursive: true });
 	copyFileSync(join(EXAMPLES_DIR, 'data', CAMPAIGN_CSV), join(filesDir, CAMPAIGN_CSV));
 	for (const node of wf.nodes) {

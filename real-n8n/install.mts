@@ -28,7 +28,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import {
-	HARNESS_DIR,
+	REAL_N8N_DIR,
 	MARKER,
 	N8N_VERSION,
 	installDir,
@@ -117,8 +117,8 @@ export async function ensureN8nInstalled(): Promise<string> {
 		const staging = join(versionDir(), `.staging-${key}-${process.pid}`);
 		rmSync(staging, { recursive: true, force: true });
 		mkdirSync(staging, { recursive: true });
-		copyFileSync(join(HARNESS_DIR, 'package.json'), join(staging, 'package.json'));
-		const lock = join(HARNESS_DIR, 'package-lock.json');
+		copyFileSync(join(REAL_N8N_DIR, 'package.json'), join(staging, 'package.json'));
+		const lock = join(REAL_N8N_DIR, 'package-lock.json');
 		const common = ['--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=warn'];
 		if (existsSync(lock)) {
 			// `npm install` with the lock, not `npm ci`: npm 11 leaves optional platform

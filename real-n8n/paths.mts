@@ -7,15 +7,15 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const HARNESS_DIR = dirname(fileURLToPath(import.meta.url));
-export const REPO_ROOT = dirname(HARNESS_DIR);
+export const REAL_N8N_DIR = dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = dirname(REAL_N8N_DIR);
 
-const manifest = JSON.parse(readFileSync(join(HARNESS_DIR, 'package.json'), 'utf8')) as {
+const manifest = JSON.parse(readFileSync(join(REAL_N8N_DIR, 'package.json'), 'utf8')) as {
 	dependencies: { n8n: string };
 };
 export const N8N_VERSION = manifest.dependencies.n8n;
 
-export function cacheRoot(): string {
+function cacheRoot(): string {
 	if (process.env.VOUCHER_CACHE_DIR) return process.env.VOUCHER_CACHE_DIR;
 	const xdg = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
 	return join(xdg, 'n8n-nodes-voucher-service');
@@ -24,9 +24,9 @@ export function cacheRoot(): string {
 /** Hash of the real-n8n dependencies, overrides and lock: a change to any means a new install. */
 export function installKey(): string {
 	const hash = createHash('sha256');
-	const pkg = JSON.parse(readFileSync(join(HARNESS_DIR, 'package.json'), 'utf8'));
+	const pkg = JSON.parse(readFileSync(join(REAL_N8N_DIR, 'package.json'), 'utf8'));
 	hash.update(JSON.stringify({ dependencies: pkg.dependencies, overrides: pkg.overrides }));
-	const lock = join(HARNESS_DIR, 'package-lock.json');
+	const lock = join(REAL_N8N_DIR, 'package-lock.json');
 	hash.update(existsSync(lock) ? readFileSync(lock) : 'no-lock');
 	return hash.digest('hex').slice(0, 16);
 }

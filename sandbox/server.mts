@@ -18,7 +18,7 @@ import type { RequestLogEntry, SandboxOptions, SandboxOrder, SandboxState } from
 import { createWebhooks } from './webhooks.mts';
 
 export type * from './types.mts';
-export { PRODUCT_CODES, SANDBOX_KEYS, FORBIDDEN_KEYS, SEED_VOUCHERS } from './catalog.mts';
+export { PRODUCT_CODES, SEED_VOUCHERS } from './catalog.mts';
 export { sign } from './webhooks.mts';
 
 export interface Sandbox {

@@ -1,11 +1,11 @@
-export type OrderStatus =
+type OrderStatus =
 	| 'PROCESSING'
 	| 'COMPLETED'
 	| 'PARTIALLY_COMPLETED'
 	| 'CANCELED'
 	| 'FAILED';
 export type TerminalStatus = Exclude<OrderStatus, 'PROCESSING'>;
-export type ItemStatus = 'DELIVERED' | 'FAILED' | 'CANCELED' | 'PROCESSING';
+type ItemStatus = 'DELIVERED' | 'FAILED' | 'CANCELED' | 'PROCESSING';
 export type VoucherState = 'ACTIVE' | 'USED' | 'EXPIRED' | 'INVALID';
 export type OrderType = 'download' | 'recipients';
 export type WebhookEvent = 'ORDER_UPDATED' | 'VOUCHER_UPDATED';
@@ -128,7 +128,7 @@ export interface SandboxOptions {
 }
 
 /** Every code the status endpoint knows: seeded vouchers and vouchers issued by orders. */
-export interface IssuedVoucher {
+interface IssuedVoucher {
 	code: string;
 	serial: number;
 	value: number;

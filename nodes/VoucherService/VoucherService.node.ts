@@ -8,8 +8,8 @@ import type {
 
 import { operationProperties, resourceField, route } from './actions/router';
 import { getTemplates } from './methods/loadOptions';
-import { API_CREDENTIAL } from './transport/client';
-import { voucherServiceWebhookSecretTest } from '../VoucherServiceTrigger/secretTest';
+import { API_CREDENTIAL, WEBHOOK_CREDENTIAL } from '../shared/credentials';
+import { voucherServiceWebhookSecretTest } from '../shared/webhookSecretTest';
 
 export class VoucherService implements INodeType {
 	description: INodeTypeDescription = {
@@ -32,7 +32,7 @@ export class VoucherService implements INodeType {
 				displayOptions: { hide: { resource: ['webhook'] } },
 			},
 			{
-				name: 'voucherServiceWebhookApi',
+				name: WEBHOOK_CREDENTIAL,
 				required: true,
 				testedBy: 'voucherServiceWebhookSecretTest',
 				displayOptions: { show: { resource: ['webhook'] } },

@@ -10,11 +10,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { WEBHOOK_CREDENTIAL } from '../shared/credentials';
 import { hasSignatureShape, openDelivery, type WebhookEvent } from '../shared/signature';
+import { voucherServiceWebhookSecretTest } from '../shared/webhookSecretTest';
 import { hasSeen, processStore, recordFirstSighting } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
-import { voucherServiceWebhookSecretTest } from './secretTest';
 
 interface OutputOptions {
 	includeHeaders?: boolean;
@@ -35,7 +36,7 @@ function acknowledgeWithoutRunning(reason: string): IWebhookResponseData {
 
 async function readSecret(this: IWebhookFunctions): Promise<unknown> {
 	try {
-		const credentials = await this.getCredentials('voucherServiceWebhookApi');
+		const credentials = await this.getCredentials(WEBHOOK_CREDENTIAL);
 		return credentials.secret;
 	} catch {
 		// Missing or undecryptable credentials must fail closed, like a wrong secret
@@ -66,13 +67,16 @@ export class VoucherServiceTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow on signed order and voucher events from the voucher service',
+		// n8n's node panel lists this trigger under the action node's entry and shows the
+		// trigger's description for both, so it describes the whole package.
+		description:
+			'Order gift-card vouchers priced in Naira, e-mail them to recipients, and start workflows on signed order and voucher events',
 		defaults: { name: 'Voucher Service Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
 			{
-				name: 'voucherServiceWebhookApi',
+				name: WEBHOOK_CREDENTIAL,
 				required: true,
 				testedBy: 'voucherServiceWebhookSecretTest',
 			},

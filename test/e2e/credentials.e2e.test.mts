@@ -25,13 +25,18 @@ describe('credential test (the editor\'s "Test" button)', () => {
 		...overrides,
 	});
 
-	it('succeeds with the sandbox keys, calling GET /v2/transactions/wallets with them', async () => {
-		sandbox.reset();
-		const result = await rest.testCredential(API_CREDENTIAL, data());
+	/** The test passed after exactly one call: the wallets read, with the sandbox's keys. */
+	function expectOneWalletsReadWithSandboxKeys(result: { status: string; message?: string }) {
 		expect(result.status, result.message).toBe('OK');
 		expect(sandbox.state.requests.map((r) => [r.method, r.path, r.publicKey, r.status])).toEqual([
 			['GET', '/v2/transactions/wallets', sandbox.keys.publicKey, 200],
 		]);
+	}
+
+	it('succeeds with the sandbox keys, calling GET /v2/transactions/wallets with them', async () => {
+		sandbox.reset();
+		const result = await rest.testCredential(API_CREDENTIAL, data());
+		expectOneWalletsReadWithSandboxKeys(result);
 	});
 
 	it('succeeds for a saved credential (the test that runs on Save)', async () => {
@@ -42,10 +47,7 @@ describe('credential test (the editor\'s "Test" button)', () => {
 			data(),
 		);
 		const result = await rest.testCredential(API_CREDENTIAL, data(), saved.id, saved.name);
-		expect(result.status, result.message).toBe('OK');
-		expect(sandbox.state.requests.map((r) => [r.method, r.path, r.publicKey, r.status])).toEqual([
-			['GET', '/v2/transactions/wallets', sandbox.keys.publicKey, 200],
-		]);
+		expectOneWalletsReadWithSandboxKeys(result);
 	});
 
 	it('succeeds with a trailing slash on the base URL', async () => {

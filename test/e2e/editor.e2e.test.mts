@@ -10,6 +10,7 @@ import { REPO_ROOT } from '../../real-n8n/paths.mts';
 import {
 	ACTION_NODE,
 	API_CREDENTIAL,
+	TRIGGER_NODE,
 	WEBHOOK_CREDENTIAL,
 	loadWorkflow,
 	n8nUrl,
@@ -20,6 +21,7 @@ import {
 describe('the editor in a browser', () => {
 	let findings: EditorFindings;
 	let expectedActions: string[];
+	let triggerDescription: string;
 	let webhookId: string;
 
 	beforeAll(async () => {
@@ -43,9 +45,11 @@ describe('the editor in a browser', () => {
 		// What the panel should list: the `action` of every operation option of the node.
 		const types: Array<{
 			name: string;
+			description: string;
 			properties: Array<{ name: string; options?: Array<{ action?: string }> }>;
 		}> = await rest.request('GET', '/types/nodes.json');
 		const node = types.find((t) => t.name === ACTION_NODE)!;
+		triggerDescription = types.find((t) => t.name === TRIGGER_NODE)!.description;
 		expectedActions = node.properties
 			.filter((p) => p.name === 'operation')
 			.flatMap((p) => p.options ?? [])
@@ -69,6 +73,14 @@ describe('the editor in a browser', () => {
 
 	it('the node panel finds Voucher Service', () => {
 		expect(findings.panelItems).toContain('Voucher Service');
+	});
+
+	it('describes the whole package under the merged entry, not only the trigger', () => {
+		// n8n merges the trigger into the action node's entry and shows the trigger's description.
+		expect(findings.panelDescription).toBe(triggerDescription);
+		expect(findings.panelDescription).toMatch(/^Order gift-card vouchers/);
+		expect(findings.panelDescription).toMatch(/e-mail them to recipients/);
+		expect(findings.panelDescription).toMatch(/order and voucher events/);
 	});
 
 	it('the icon loads', async () => {

@@ -53,10 +53,6 @@ export function loadWorkflow(
 	return wf;
 }
 
-export function elapsed(t0: number): string {
-	return `${((Date.now() - t0) / 1000).toFixed(1)} s`;
-}
-
 export async function until<T>(
 	what: string,
 	fn: () => T | undefined | Promise<T | undefined>,

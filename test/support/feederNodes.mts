@@ -20,7 +20,7 @@ export const ITEMS_NODE_TYPE = 'n8n-test-feeders.items';
  * emits one empty item. WorkflowExecute runs it through TriggersAndPollers,
  * just as it does when you click "Execute workflow" in the editor.
  */
-export class HarnessManualTrigger implements INodeType {
+export class FeederManualTrigger implements INodeType {
 	description: INodeType['description'] = {
 		displayName: 'Manual Trigger (test)',
 		name: START_NODE_TYPE,
@@ -46,7 +46,7 @@ export class HarnessManualTrigger implements INodeType {
  * like a Code node returning fixed data. n8n pairs each output with the single
  * input item, as it would for a Code node.
  */
-export class HarnessItems implements INodeType {
+export class FeederItems implements INodeType {
 	description: INodeType['description'] = {
 		displayName: 'Items (test)',
 		name: ITEMS_NODE_TYPE,

@@ -38,12 +38,12 @@ const cjsWorkflow = coreRequire('n8n-workflow') as typeof n8nWorkflow;
  * in our node code would be false for errors n8n-core throws. Tests would then
  * exercise a code path that never runs in n8n, so refuse to run at all.
  */
-export function assertSingleN8nWorkflowCopy(): void {
+function assertSingleN8nWorkflowCopy(): void {
 	if (n8nWorkflow.Workflow !== cjsWorkflow.Workflow) {
 		throw new Error(
 			'Two copies of n8n-workflow are loaded (ESM for test/node code, CJS for n8n-core), ' +
 				'so instanceof checks on n8n errors differ from n8n. Use a vitest config that ' +
-				'aliases n8n-workflow to its CJS build: see test/support/vitest.config.mts.',
+				'aliases n8n-workflow to its CJS build: see test/support/singleN8nWorkflow.mts.',
 		);
 	}
 }

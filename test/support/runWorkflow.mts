@@ -8,7 +8,7 @@
  * local server). Modelled on n8n's own NodeTestHarness
  * (packages/core/nodes-testing), minus its nock/JSON-fixture layer.
  *
- * Requires the vitest alias in test/support/vitest.config.mts (see n8nRuntime.ts).
+ * Requires the vitest alias in test/support/singleN8nWorkflow.mts (see n8nRuntime.mts).
  */
 import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import {
@@ -24,7 +24,6 @@ import {
 	type INode,
 	type INodeCredentials,
 	type INodeExecutionData,
-	type INodeListSearchResult,
 	type INodeParameters,
 	type INodePropertyOptions,
 	type INodeType,
@@ -38,16 +37,14 @@ import {
 
 import { TestCredentialsHelper } from './credentialsHelper.mts';
 import {
-	HarnessItems,
-	HarnessManualTrigger,
+	FeederItems,
+	FeederManualTrigger,
 	ITEMS_NODE_TYPE,
 	START_NODE_TYPE,
 } from './feederNodes.mts';
 import { PACKAGE_NAME, ensureN8nRuntime } from './n8nRuntime.mts';
 
 export { disposeN8nRuntime, activeExpressionEngine } from './n8nRuntime.mts';
-export { TestCredentialsHelper } from './credentialsHelper.mts';
-export { START_NODE_TYPE, ITEMS_NODE_TYPE } from './feederNodes.mts';
 
 type AnyNodeType = INodeType | IVersionedNodeType;
 
@@ -57,7 +54,7 @@ export function packageNodeTypeName(nodeType: AnyNodeType): string {
 }
 
 export interface RunWorkflowOptions {
-	/** Node types by the type name used in `nodes[].type`. Harness types are added for you. */
+	/** Node types by the type name used in `nodes[].type`. Feeder types are added for you. */
 	nodeTypes: Record<string, AnyNodeType>;
 	credentialTypes?: ICredentialType[];
 	/** Decrypted credential data by credential type name. */
@@ -85,9 +82,9 @@ export interface WorkflowResult {
 	outputOf(nodeName: string, outputIndex?: number, runIndex?: number): INodeExecutionData[];
 }
 
-const HARNESS_NODE_TYPES: Record<string, AnyNodeType> = {
-	[START_NODE_TYPE]: new HarnessManualTrigger(),
-	[ITEMS_NODE_TYPE]: new HarnessItems(),
+const FEEDER_NODE_TYPES: Record<string, AnyNodeType> = {
+	[START_NODE_TYPE]: new FeederManualTrigger(),
+	[ITEMS_NODE_TYPE]: new FeederItems(),
 };
 
 /** The INodeTypes registry WorkflowExecute asks for node implementations. */
@@ -110,7 +107,7 @@ class TestNodeTypes implements INodeTypes {
 }
 
 /** The version the editor puts on a freshly added node. */
-export function defaultVersionOf(nodeType: AnyNodeType): number {
+function defaultVersionOf(nodeType: AnyNodeType): number {
 	if ('nodeVersions' in nodeType) return nodeType.currentVersion;
 	const { version, defaultVersion } = nodeType.description;
 	return defaultVersion ?? (Array.isArray(version) ? Math.max(...version) : version);
@@ -210,7 +207,7 @@ let executionCounter = 0;
 export async function runWorkflow(opts: RunWorkflowOptions): Promise<WorkflowResult> {
 	await ensureN8nRuntime();
 	const mode = opts.mode ?? 'manual';
-	const nodeTypes = new TestNodeTypes({ ...HARNESS_NODE_TYPES, ...opts.nodeTypes });
+	const nodeTypes = new TestNodeTypes({ ...FEEDER_NODE_TYPES, ...opts.nodeTypes });
 	const credentialsHelper = new TestCredentialsHelper(
 		opts.credentialTypes ?? [],
 		opts.credentials ?? {},
@@ -368,17 +365,5 @@ export async function runLoadOptions(
 		if (typeof method !== 'function')
 			throw new UnexpectedError(`No loadOptions method "${opts.methodName}"`);
 		return await method.call(context);
-	});
-}
-
-/** Calls `methods.listSearch[methodName]` (resource locator search) the same way. */
-export async function runListSearch(
-	opts: NodeMethodOptions & { methodName: string; filter?: string; paginationToken?: string },
-): Promise<INodeListSearchResult> {
-	return await callNodeMethod(opts, async (context, type) => {
-		const method = type.methods?.listSearch?.[opts.methodName];
-		if (typeof method !== 'function')
-			throw new UnexpectedError(`No listSearch method "${opts.methodName}"`);
-		return await method.call(context, opts.filter, opts.paginationToken);
 	});
 }

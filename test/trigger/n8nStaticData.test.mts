@@ -1,4 +1,4 @@
-import { Workflow } from 'n8n-workflow';
+import { Workflow, type IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import { nodeTypes, triggerNode as node } from './n8nWebhookHost.mts';
@@ -7,7 +7,7 @@ import { nodeTypes, triggerNode as node } from './n8nWebhookHost.mts';
  * Pins down the n8n 2.41 behaviour the trigger's design rests on (see n8nWebhookHost.ts):
  * if this starts failing after an n8n upgrade, revisit where dedup keys are recorded.
  */
-const wrap = (staticData: object | undefined) =>
+const wrap = (staticData: IDataObject | undefined) =>
 	new Workflow({ id: 'wf', nodes: [node], connections: {}, active: true, nodeTypes, staticData });
 
 describe('n8n workflow static data written during webhook()', () => {

@@ -210,7 +210,7 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 			await Promise.all([...running]);
 		},
 		async close() {
-			await this.idle();
+			await Promise.all([...running]);
 			server.closeAllConnections();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 		},

@@ -4,7 +4,7 @@ import { request } from 'undici';
 
 import type { Sandbox } from '../../sandbox/server.mts';
 
-export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!condition()) {
 		if (Date.now() > deadline) throw new Error('Timed out waiting for the sandbox');

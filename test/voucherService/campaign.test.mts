@@ -20,7 +20,7 @@ function sheet(rows: number, prefix = 'row'): IDataObject[] {
 
 const campaign = (
 	reference: string,
-	options: IDataObject = {},
+	options: INodeParameters = {},
 	extra: INodeParameters = {},
 ): INodeParameters => ({
 	resource: 'order',
@@ -323,7 +323,7 @@ describe('create and wait', () => {
 });
 
 describe('spending guard', () => {
-	const order = (amount: number, quantity: number, options: IDataObject = {}) => ({
+	const order = (amount: number, quantity: number, options: INodeParameters = {}) => ({
 		resource: 'order',
 		operation: 'create',
 		reference: uniqueReference('guard'),

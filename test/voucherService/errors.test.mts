@@ -95,6 +95,25 @@ describe('each error class becomes a clear error and leaks no key', () => {
 	});
 });
 
+describe('a resource or operation this version does not have', () => {
+	it.each([
+		[
+			{ resource: 'order', operation: 'refund' },
+			'The operation "refund" is not supported for the resource "order"',
+		],
+		[
+			{ resource: 'order', operation: 'constructor' },
+			'The operation "constructor" is not supported',
+		],
+		[{ resource: 'giftCard', operation: 'get' }, 'The resource "giftCard" is not supported'],
+	])('%o fails with a clear error and sends nothing', async (parameters, message) => {
+		const before = apiRequests(sandbox).length;
+		const result = await runVoucher(sandbox, parameters);
+		expect(result.error?.message).toContain(message);
+		expect(apiRequests(sandbox)).toHaveLength(before);
+	});
+});
+
 describe('continueOnFail', () => {
 	it('turns each failing item into an error item, paired, and keeps the others', async () => {
 		const reference = uniqueReference('cof');

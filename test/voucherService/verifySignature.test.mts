@@ -10,7 +10,7 @@ const body =
 	'{"type":"ORDER_UPDATED","data":{"orderNumber":"SBX-ORD-1","reference":"r-1","status":"FAILED"}}';
 
 /** Webhook → Verify Signature inside a real n8n-core run, with only the webhook credential set. */
-async function verify(items: Array<{ body: string; signature: unknown }>) {
+async function verify(items: Array<{ body: string; signature?: string }>) {
 	const result = await runNode({
 		nodeType: voucherNode,
 		credentialTypes: [new VoucherServiceWebhookApi()],
@@ -37,6 +37,8 @@ describe('Webhook → Verify Signature in a workflow', () => {
 			{ body, signature: signature.toUpperCase() },
 			{ body, signature: '' },
 			{ body: JSON.stringify(JSON.parse(body), null, 1), signature },
+			{ body },
+			{ body: 'hello', signature: signPayload('hello', SECRET) },
 		]);
 		expect(out[0]).toEqual({
 			valid: true,
@@ -45,7 +47,9 @@ describe('Webhook → Verify Signature in a workflow', () => {
 				data: { orderNumber: 'SBX-ORD-1', reference: 'r-1', status: 'FAILED' },
 			},
 		});
-		expect(out.slice(1).map((json) => json.valid)).toEqual([false, true, false, false]);
+		expect(out.slice(1, 6).map((json) => json.valid)).toEqual([false, true, false, false, false]);
+		// Signed but not an event: valid, and no event to pass on.
+		expect(out[6]).toEqual({ valid: true });
 		expect(JSON.stringify(out)).not.toContain(SECRET);
 	});
 });

@@ -2,7 +2,12 @@
  * Runs the VoucherService node inside a real n8n-core workflow against the sandbox.
  * Each test file starts its own sandbox so request logs never mix.
  */
-import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeParameters,
+} from 'n8n-workflow';
 import { afterAll, beforeEach } from 'vitest';
 
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
@@ -20,7 +25,7 @@ export interface CredentialOverrides {
 	maxOrderTotal?: number;
 }
 
-export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	return await startSandbox({ processingDelayMs: 150, timeFactor: 0.0005, ...options });
 }
 
@@ -38,7 +43,10 @@ export async function sandboxForThisFile(
 	return sandbox;
 }
 
-export function credentialFor(sandbox: Sandbox, overrides: CredentialOverrides = {}): IDataObject {
+export function credentialFor(
+	sandbox: Sandbox,
+	overrides: CredentialOverrides = {},
+): ICredentialDataDecryptedObject {
 	return { baseUrl: sandbox.url, ...sandbox.keys, maxOrderTotal: 0, ...overrides };
 }
 

@@ -1,3 +1,4 @@
+import { NodeOperationError } from 'n8n-workflow';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -74,13 +75,27 @@ function outputOf(context: IExecuteFunctions, outcome: ItemOutcome): INodeExecut
 	return [errorItem(context.getNode(), outcome.error, itemIndex)];
 }
 
+/** The operation the node is set to; a saved workflow can name one this version lacks. */
+function chosenOperation(this: IExecuteFunctions): VoucherOperation {
+	const has = (record: object, key: string) => Object.prototype.hasOwnProperty.call(record, key);
+	const resource = this.getNodeParameter('resource', 0) as string;
+	if (!has(resources, resource))
+		throw new NodeOperationError(this.getNode(), `The resource "${resource}" is not supported`);
+	const { operations } = resources[resource];
+	const operation = this.getNodeParameter('operation', 0) as string;
+	if (!has(operations, operation))
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" is not supported for the resource "${resource}"`,
+		);
+	return operations[operation];
+}
+
 /** Runs the chosen operation's plan: output paired and in input order, with bounded concurrency. */
 export async function route(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	const resource = this.getNodeParameter('resource', 0) as string;
-	const operationName = this.getNodeParameter('operation', 0) as string;
-	const operation = resources[resource]?.operations[operationName];
-	if (!operation || items.length === 0) return [[]];
+	if (items.length === 0) return [[]];
+	const operation = chosenOperation.call(this);
 
 	const client = new VoucherApiClient(this);
 	const plan = operation.plan

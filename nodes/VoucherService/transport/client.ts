@@ -10,8 +10,7 @@ import type {
 import { asNodeError, VoucherApiError } from './errors';
 import { backoffDelay, parseRetryAfter, READ_RETRY, wait } from './retry';
 import type { BackoffPolicy } from './retry';
-
-export const API_CREDENTIAL = 'voucherServiceApi';
+import { API_CREDENTIAL } from '../../shared/credentials';
 
 /** The service answers every call with this envelope; `00` means success. */
 export interface Envelope {

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { WEBHOOK_CREDENTIAL } from '../../../shared/credentials';
 import { openDelivery } from '../../../shared/signature';
 
 const show = { show: { resource: ['webhook'], operation: ['verifySignature'] } };
@@ -79,7 +80,7 @@ async function readRawBody(this: IExecuteFunctions, itemIndex: number): Promise<
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const rawBody = await readRawBody.call(this, itemIndex);
 	const header = this.getNodeParameter('signature', itemIndex, '');
-	const { secret } = await this.getCredentials('voucherServiceWebhookApi', itemIndex);
+	const { secret } = await this.getCredentials(WEBHOOK_CREDENTIAL, itemIndex);
 	const delivery = openDelivery(rawBody, header, secret);
 	if (delivery.status === 'verified') {
 		const { type, data } = delivery.event;

@@ -4,11 +4,11 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { secretProblem } from '../shared/signature';
+import { secretProblem } from './signature';
 
 /*
  * The service has no endpoint that knows webhook secrets, so the test can only check that
- * the value is plausible. Shared with the VoucherService node, which uses the same credential.
+ * the value is plausible. Both nodes use the webhook credential, so both offer this test.
  */
 export async function voucherServiceWebhookSecretTest(
 	this: ICredentialTestFunctions,
