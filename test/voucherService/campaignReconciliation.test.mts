@@ -39,7 +39,11 @@ function sheet(count: number, prefix = 'p'): Row[] {
 	}));
 }
 
-const campaign = (base: string, options: IDataObject = {}, extra: INodeParameters = {}) => ({
+const campaign = (
+	base: string,
+	options: INodeParameters = {},
+	extra: INodeParameters = {},
+): INodeParameters => ({
 	resource: 'order',
 	operation: 'createForRecipients',
 	recipientsSource: 'inputItems',
@@ -54,7 +58,7 @@ const campaign = (base: string, options: IDataObject = {}, extra: INodeParameter
 async function runCampaign(
 	base: string,
 	rows: IDataObject[],
-	options: IDataObject = {},
+	options: INodeParameters = {},
 	run: RunVoucherOptions & { extra?: INodeParameters } = {},
 ) {
 	const posts = apiRequests(sandbox, 'POST').length;

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { API_CREDENTIAL } from '../../transport/client';
+import { API_CREDENTIAL } from '../../../shared/credentials';
 import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
 import { spendingLimitKobo } from '../../shared/spendingGuard';
 import type { IfReferenceExists } from './safeCreate';
