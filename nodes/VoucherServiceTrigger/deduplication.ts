@@ -1,4 +1,9 @@
-import type { IDataObject } from 'n8n-workflow';
+import {
+	sleep,
+	type ICheckProcessedOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+} from 'n8n-workflow';
 
 /*
  * The service retries for about 93 minutes (3, 6, 12, 24 and 48 minutes apart); a day
@@ -48,4 +53,29 @@ export function processStore(scope: string): IDataObject {
 		processMemory.set(scope, store);
 	}
 	return store;
+}
+
+/*
+ * n8n's own deduplication store (the processed_data table that Remove Duplicates uses),
+ * reachable only from execute(), so on the worker that runs the execution. One row holds
+ * this node's recent keys; n8n reads it, adds to it and writes it back without a lock, so
+ * a writer that read the row just before us can overwrite our key a few milliseconds later.
+ * Re-reading after that window and recording again when the key went missing closes it
+ * for the key (see docs/trigger.md for the figures).
+ */
+const PROCESSED_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ENTRIES };
+export const VERIFY_AFTER_MS = [300, 1500];
+
+type ProcessedStore = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord'>;
+
+/** True when this execution is the first to record `key`; false for a duplicate. */
+export async function claimInExecution(store: ProcessedStore, key: string): Promise<boolean> {
+	const first = await store.checkProcessedAndRecord([key], 'node', PROCESSED_OPTIONS);
+	if (first.new.length === 0) return false;
+	for (const delayMs of VERIFY_AFTER_MS) {
+		await sleep(delayMs);
+		// Records the key again if a concurrent writer dropped it.
+		await store.checkProcessedAndRecord([key], 'node', PROCESSED_OPTIONS);
+	}
+	return true;
 }
