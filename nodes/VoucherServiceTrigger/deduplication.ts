@@ -68,14 +68,33 @@ export const VERIFY_AFTER_MS = [300, 1500];
 
 type ProcessedStore = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord'>;
 
+/*
+ * The node's first key creates the row: concurrent first writers collide on its primary
+ * key, and SQLite answers "busy" under bursts. Both pass on a second try, which reads
+ * the row the winner wrote.
+ */
+const ATTEMPTS = 5;
+const RETRY_AFTER_MS = 100;
+
+async function recordKey(store: ProcessedStore, key: string): Promise<boolean> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			const result = await store.checkProcessedAndRecord([key], 'node', PROCESSED_OPTIONS);
+			return result.new.length > 0;
+		} catch (error) {
+			if (attempt >= ATTEMPTS) throw error;
+			await sleep(RETRY_AFTER_MS * attempt);
+		}
+	}
+}
+
 /** True when this execution is the first to record `key`; false for a duplicate. */
 export async function claimInExecution(store: ProcessedStore, key: string): Promise<boolean> {
-	const first = await store.checkProcessedAndRecord([key], 'node', PROCESSED_OPTIONS);
-	if (first.new.length === 0) return false;
+	if (!(await recordKey(store, key))) return false;
 	for (const delayMs of VERIFY_AFTER_MS) {
 		await sleep(delayMs);
 		// Records the key again if a concurrent writer dropped it.
-		await store.checkProcessedAndRecord([key], 'node', PROCESSED_OPTIONS);
+		await recordKey(store, key);
 	}
 	return true;
 }

@@ -70,3 +70,68 @@ export async function until<T>(
 		await new Promise((r) => setTimeout(r, 200));
 	}
 }
+
+/** Base URLs that serve production webhooks: n8n itself, or each webhook process in queue mode. */
+export const webhookUrls = (): string[] => inject('webhookUrls');
+
+/** Restarts every n8n process (same folders, ports and database) and waits until they are up. */
+export async function restartN8n(): Promise<void> {
+	const res = await fetch(inject('restartUrl'), { method: 'POST' });
+	if (res.status !== 204) throw new Error(`restart failed: ${res.status} ${await res.text()}`);
+}
+
+export interface ExecutionSummary {
+	id: string;
+	status: string;
+}
+
+/** Every execution of a workflow (the REST API pages them). */
+export async function allExecutions(
+	rest: N8nRest,
+	workflowId: string,
+): Promise<ExecutionSummary[]> {
+	const out: ExecutionSummary[] = [];
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	for (;;) {
+		const last = out.at(-1)?.id;
+		const page = await rest.request(
+			'GET',
+			`/rest/executions?filter=${filter}&limit=100${last ? `&lastId=${last}` : ''}`,
+		);
+		const results = (page.results ?? page) as ExecutionSummary[];
+		out.push(...results);
+		if (results.length < 100) return out;
+	}
+}
+
+/**
+ * Waits until a workflow's executions have all finished and no new one appeared for
+ * `quietMs`, then returns them.
+ */
+export async function settledExecutions(
+	rest: N8nRest,
+	workflowId: string,
+	atLeast: number,
+	quietMs = 3000,
+	timeoutMs = 120_000,
+): Promise<ExecutionSummary[]> {
+	const deadline = Date.now() + timeoutMs;
+	let previous = -1;
+	let stableSince = Date.now();
+	for (;;) {
+		const list = await allExecutions(rest, workflowId);
+		const finished = list.every((e) => !['new', 'running', 'waiting'].includes(e.status));
+		if (list.length !== previous || !finished) {
+			previous = list.length;
+			stableSince = Date.now();
+		} else if (list.length >= atLeast && Date.now() - stableSince >= quietMs) {
+			return list;
+		}
+		if (Date.now() > deadline) {
+			throw new Error(
+				`executions of ${workflowId} did not settle (${list.length}, want ≥ ${atLeast})`,
+			);
+		}
+		await new Promise((r) => setTimeout(r, 500));
+	}
+}
