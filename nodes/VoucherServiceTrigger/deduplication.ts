@@ -58,29 +58,38 @@ export function processStore(scope: string): IDataObject {
 /*
  * n8n's own deduplication store (the processed_data table that Remove Duplicates uses),
  * reachable only from execute(), so on the worker that runs the execution. One row holds
- * this node's recent keys; n8n reads it, adds to it and writes it back without a lock, so
- * a writer that read the row just before us can overwrite our key a few milliseconds later.
- * Re-reading after that window and recording again when the key went missing closes it
- * for the key (see docs/trigger.md for the figures).
+ * this node's recorded values; n8n reads it, adds to it and writes the whole list back
+ * without a lock, so the last writer wins and concurrent writers drop each other's values.
+ *
+ * That is enough to elect one execution per key. Each claimant writes the key together
+ * with a token naming its execution, waits until writes that started before it have
+ * landed, then looks again:
+ * - its token is there: its write is the one the list descends from, so it won;
+ * - the key is there but its token is not: a rival's claim for the same key replaced it;
+ * - both are gone: an unrelated writer dropped them (they were just written again), so
+ *   it waits and looks once more.
+ * Every later write copies what it read, so the list keeps exactly one claimant's token
+ * for the key, and every claimant that looks sees the same one. docs/trigger.md has the
+ * assumption this rests on (a read and its write less than SETTLE_MS apart) and figures.
  */
-const PROCESSED_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ENTRIES };
-export const VERIFY_AFTER_MS = [300, 1500];
-
-type ProcessedStore = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord'>;
+const PROCESSED_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 2 * MAX_ENTRIES };
+export const SETTLE_MS = 1000;
+const SETTLE_ROUNDS = 5;
 
 /*
- * The node's first key creates the row: concurrent first writers collide on its primary
- * key, and SQLite answers "busy" under bursts. Both pass on a second try, which reads
- * the row the winner wrote.
+ * The node's first value creates the row: concurrent first writers collide on its primary
+ * key, and SQLite answers "busy" under bursts. Both pass on a later try.
  */
 const ATTEMPTS = 5;
 const RETRY_AFTER_MS = 100;
 
-async function recordKey(store: ProcessedStore, key: string): Promise<boolean> {
+type ProcessedStore = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord'>;
+
+async function record(store: ProcessedStore, values: string[]): Promise<Set<string>> {
 	for (let attempt = 1; ; attempt++) {
 		try {
-			const result = await store.checkProcessedAndRecord([key], 'node', PROCESSED_OPTIONS);
-			return result.new.length > 0;
+			const result = await store.checkProcessedAndRecord(values, 'node', PROCESSED_OPTIONS);
+			return new Set(result.processed.map(String));
 		} catch (error) {
 			if (attempt >= ATTEMPTS) throw error;
 			await sleep(RETRY_AFTER_MS * attempt);
@@ -88,13 +97,20 @@ async function recordKey(store: ProcessedStore, key: string): Promise<boolean> {
 	}
 }
 
-/** True when this execution is the first to record `key`; false for a duplicate. */
-export async function claimInExecution(store: ProcessedStore, key: string): Promise<boolean> {
-	if (!(await recordKey(store, key))) return false;
-	for (const delayMs of VERIFY_AFTER_MS) {
-		await sleep(delayMs);
-		// Records the key again if a concurrent writer dropped it.
-		await recordKey(store, key);
+/** True when this execution is the one that handles `key`; false for a duplicate. */
+export async function claimInExecution(
+	store: ProcessedStore,
+	key: string,
+	executionId: string,
+): Promise<boolean> {
+	const token = JSON.stringify([key, executionId]);
+	if ((await record(store, [key, token])).has(key)) return false;
+	for (let round = 0; round < SETTLE_ROUNDS; round++) {
+		await sleep(SETTLE_MS);
+		const present = await record(store, [key, token]);
+		if (present.has(token)) return true;
+		if (present.has(key)) return false;
 	}
+	// The list never settled: running twice is recoverable, a lost event is not.
 	return true;
 }

@@ -85,23 +85,20 @@ export interface ExecutionSummary {
 	status: string;
 }
 
-/** Every execution of a workflow (the REST API pages them). */
-export async function allExecutions(
-	rest: N8nRest,
-	workflowId: string,
-): Promise<ExecutionSummary[]> {
-	const out: ExecutionSummary[] = [];
+/** Every execution of a workflow; n8n 2.41 pages the list with an opaque cursor. */
+export async function allExecutions(rest: N8nRest, workflowId: string): Promise<ExecutionSummary[]> {
+	const byId = new Map<string, ExecutionSummary>();
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	for (;;) {
-		const last = out.at(-1)?.id;
-		const page = await rest.request(
+	let cursor: string | null = null;
+	do {
+		const page: { results: ExecutionSummary[]; nextCursor?: string | null } = await rest.request(
 			'GET',
-			`/rest/executions?filter=${filter}&limit=100${last ? `&lastId=${last}` : ''}`,
+			`/rest/executions?filter=${filter}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
 		);
-		const results = (page.results ?? page) as ExecutionSummary[];
-		out.push(...results);
-		if (results.length < 100) return out;
-	}
+		for (const e of page.results) byId.set(e.id, e);
+		cursor = page.nextCursor ?? null;
+	} while (cursor);
+	return [...byId.values()];
 }
 
 /**

@@ -10,6 +10,7 @@
  *   if it is still flagged as changed.
  * Static data lives as JSON, like the workflow row, so a "restart" is just a new host.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -136,6 +137,8 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 	const executions: IDataObject[][] = [];
 	const answers: WebhookHost['answers'] = [];
 	const running = new Set<Promise<void>>();
+	let executionCount = 0;
+	const hostTag = randomUUID().slice(0, 8);
 
 	const loadWorkflow = (staticData: IDataObject | null) =>
 		new Workflow({
@@ -153,6 +156,8 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 	};
 
 	async function runExecution(items: INodeExecutionData[]): Promise<void> {
+		// Unique across hosts, like n8n's execution ids in one database.
+		const executionId = `${hostTag}-${++executionCount}`;
 		const workflow = loadWorkflow(load());
 		const context = {
 			getInputData: () => items,
@@ -161,6 +166,7 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 			getWorkflowStaticData: (type: string) => workflow.getStaticData(type, triggerNode),
 			getNode: () => triggerNode,
 			getMode: () => 'webhook',
+			getExecutionId: () => executionId,
 			helpers: { checkProcessedAndRecord },
 		} as unknown as IExecuteFunctions;
 		const [output] = (await options.node.execute!.call(context)) as INodeExecutionData[][];
