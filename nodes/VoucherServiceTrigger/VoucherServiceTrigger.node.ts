@@ -162,7 +162,7 @@ export class VoucherServiceTrigger implements INodeType {
 			const key = item.json.deduplicationKey;
 			if (typeof key !== 'string') {
 				fresh.push(item);
-			} else if (await claimInExecution(this.helpers, key, this.getExecutionId())) {
+			} else if (await claimInExecution(this.helpers, this.getNode(), key, this.getExecutionId())) {
 				// Static data is saved when the execution ends: it keeps webhook()'s filter warm.
 				recordFirstSighting(this.getWorkflowStaticData('node'), key, Date.now());
 				fresh.push(item);

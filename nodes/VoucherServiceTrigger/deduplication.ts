@@ -1,8 +1,10 @@
 import {
+	NodeOperationError,
 	sleep,
 	type ICheckProcessedOptions,
 	type IDataObject,
 	type IExecuteFunctions,
+	type INode,
 } from 'n8n-workflow';
 
 /*
@@ -85,13 +87,18 @@ const RETRY_AFTER_MS = 100;
 
 type ProcessedStore = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord'>;
 
-async function record(store: ProcessedStore, values: string[]): Promise<Set<string>> {
+async function record(store: ProcessedStore, values: string[], node: INode): Promise<Set<string>> {
 	for (let attempt = 1; ; attempt++) {
 		try {
 			const result = await store.checkProcessedAndRecord(values, 'node', PROCESSED_OPTIONS);
 			return new Set(result.processed.map(String));
 		} catch (error) {
-			if (attempt >= ATTEMPTS) throw error;
+			if (attempt >= ATTEMPTS) {
+				throw new NodeOperationError(node, error as Error, {
+					message: "Could not check the event against n8n's deduplication table",
+					description: 'Retry this execution once the database answers again.',
+				});
+			}
 			await sleep(RETRY_AFTER_MS * attempt);
 		}
 	}
@@ -100,14 +107,15 @@ async function record(store: ProcessedStore, values: string[]): Promise<Set<stri
 /** True when this execution is the one that handles `key`; false for a duplicate. */
 export async function claimInExecution(
 	store: ProcessedStore,
+	node: INode,
 	key: string,
 	executionId: string,
 ): Promise<boolean> {
 	const token = JSON.stringify([key, executionId]);
-	if ((await record(store, [key, token])).has(key)) return false;
+	if ((await record(store, [key, token], node)).has(key)) return false;
 	for (let round = 0; round < SETTLE_ROUNDS; round++) {
 		await sleep(SETTLE_MS);
-		const present = await record(store, [key, token]);
+		const present = await record(store, [key, token], node);
 		if (present.has(token)) return true;
 		if (present.has(key)) return false;
 	}

@@ -31,6 +31,8 @@ import {
 const SECRET = 'whsec_e2e_redelivery';
 const EVENTS = 12;
 const COPIES = 5;
+/** Events sent together: enough for concurrent executions, few enough for 2 shared cores. */
+const WAVE = 4;
 const AFTER_TRIGGER = 'Received';
 
 interface Target {
@@ -150,29 +152,39 @@ describe('redelivery: each event starts exactly one execution', () => {
 		}
 	}
 
-	/** Every event COPIES times, all at once; copy c goes to `baseFor(c)`. */
+	/** Every event COPIES times at once, WAVE events together; copy c goes to `baseFor(c)`. */
 	async function deliver(serials: number[], baseFor: (copy: number) => string): Promise<number[]> {
 		const statuses: number[] = [];
-		// One workflow at a time, so every store meets the same burst.
+		// One workflow at a time, so every store meets the same bursts.
 		for (const t of targets) {
-			const sends = serials.flatMap((serial) => {
-				const body = event(serial);
-				return Array.from({ length: COPIES }, async (_, copy) => {
-					const res = await fetch(urlOf(t, baseFor(copy)), {
-						method: 'POST',
-						headers: {
-							'content-type': 'application/json',
-							...(t.signed ? { signature: sign(SECRET, body) } : {}),
-						},
-						body,
-					});
-					await res.arrayBuffer();
-					return res.status;
-				});
-			});
-			statuses.push(...(await Promise.all(sends)));
+			for (let i = 0; i < serials.length; i += WAVE) {
+				statuses.push(...(await burst(t, serials.slice(i, i + WAVE), baseFor)));
+			}
 		}
 		return statuses;
+	}
+
+	async function burst(
+		t: Target,
+		serials: number[],
+		baseFor: (copy: number) => string,
+	): Promise<number[]> {
+		const sends = serials.flatMap((serial) => {
+			const body = event(serial);
+			return Array.from({ length: COPIES }, async (_, copy) => {
+				const res = await fetch(urlOf(t, baseFor(copy)), {
+					method: 'POST',
+					headers: {
+						'content-type': 'application/json',
+						...(t.signed ? { signature: sign(SECRET, body) } : {}),
+					},
+					body,
+				});
+				await res.arrayBuffer();
+				return res.status;
+			});
+		});
+		return await Promise.all(sends);
 	}
 
 	/**
@@ -238,42 +250,48 @@ describe('redelivery: each event starts exactly one execution', () => {
 		for (const t of targets) await rest.deactivateWorkflow(t.id).catch(() => {});
 	});
 
-	it('five copies at once, to one process and spread over every webhook process, and again after a restart', async () => {
-		const tag = Math.floor(Date.now() / 1000) % 100_000;
-		const oneProcess = Array.from({ length: EVENTS }, (_, i) => tag * 1000 + i);
-		const spread = Array.from({ length: EVENTS }, (_, i) => tag * 1000 + 500 + i);
-		const all = [...oneProcess, ...spread];
-		const [ours, ...stores] = targets;
+	it(
+		'five copies at once, to one process and spread over every webhook process, and again after a restart',
+		{ timeout: 900_000 },
+		async () => {
+			const tag = Math.floor(Date.now() / 1000) % 100_000;
+			const oneProcess = Array.from({ length: EVENTS }, (_, i) => tag * 1000 + i);
+			// With one process (the single-process suite) both cases are the same: run it once.
+			const spread =
+				bases().length > 1 ? Array.from({ length: EVENTS }, (_, i) => tag * 1000 + 500 + i) : [];
+			const all = [...oneProcess, ...spread];
+			const [ours, ...stores] = targets;
 
-		const statuses = [
-			...(await deliver(oneProcess, () => bases()[0])),
-			...(await deliver(spread, (copy) => bases()[copy % bases().length])),
-		];
-		expect(statuses.filter((s) => s !== 200)).toEqual([]);
-		const before = await runsPerEvent(ours, all.length);
-		const figures: Record<string, unknown> = {
-			processes: bases().length,
-			before: Object.fromEntries(
+			const statuses = [
+				...(await deliver(oneProcess, () => bases()[0])),
+				...(await deliver(spread, (copy) => bases()[copy % bases().length])),
+			];
+			expect(statuses.filter((s) => s !== 200)).toEqual([]);
+			const before = await runsPerEvent(ours, all.length);
+			const figures: Record<string, unknown> = {
+				processes: bases().length,
+				before: Object.fromEntries(
+					await Promise.all(
+						stores.map(async (t) => [t.name, summarize(await runsPerEvent(t, all.length), all)]),
+					),
+				),
+			};
+
+			await restartN8n();
+			await waitForWebhooks();
+			const again = await deliver(all, (copy) => bases()[copy % bases().length]);
+			expect(again.filter((s) => s !== 200)).toEqual([]);
+			const after = await runsPerEvent(ours, all.length);
+			figures.afterRestart = Object.fromEntries(
 				await Promise.all(
 					stores.map(async (t) => [t.name, summarize(await runsPerEvent(t, all.length), all)]),
 				),
-			),
-		};
+			);
+			// The stores measured with n8n's own nodes: figures for docs/trigger.md, not a verdict.
+			process.stderr.write(`[redelivery figures] ${JSON.stringify(figures)}\n`);
 
-		await restartN8n();
-		await waitForWebhooks();
-		const again = await deliver(all, (copy) => bases()[copy % bases().length]);
-		expect(again.filter((s) => s !== 200)).toEqual([]);
-		const after = await runsPerEvent(ours, all.length);
-		figures.afterRestart = Object.fromEntries(
-			await Promise.all(
-				stores.map(async (t) => [t.name, summarize(await runsPerEvent(t, all.length), all)]),
-			),
-		);
-		// The stores measured with n8n's own nodes: figures for docs/trigger.md, not a verdict.
-		process.stderr.write(`[redelivery figures] ${JSON.stringify(figures)}\n`);
-
-		expect(summarize(before, all)).toEqual({ missing: 0, extraRuns: 0, failedExecutions: 0 });
-		expect(summarize(after, all)).toEqual({ missing: 0, extraRuns: 0, failedExecutions: 0 });
-	});
+			expect(summarize(before, all)).toEqual({ missing: 0, extraRuns: 0, failedExecutions: 0 });
+			expect(summarize(after, all)).toEqual({ missing: 0, extraRuns: 0, failedExecutions: 0 });
+		},
+	);
 });

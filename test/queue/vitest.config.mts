@@ -15,6 +15,7 @@ export default defineConfig({
 			'test/e2e/credentials.e2e.test.mts',
 			'test/e2e/actions.e2e.test.mts',
 			'test/e2e/trigger.e2e.test.mts',
+			'test/e2e/redelivery.e2e.test.mts',
 			'test/queue/**/*.queue.test.mts',
 		],
 		globalSetup: ['test/queue/global-setup.mts'],
