@@ -86,7 +86,10 @@ export interface ExecutionSummary {
 }
 
 /** Every execution of a workflow; n8n 2.41 pages the list with an opaque cursor. */
-export async function allExecutions(rest: N8nRest, workflowId: string): Promise<ExecutionSummary[]> {
+export async function allExecutions(
+	rest: N8nRest,
+	workflowId: string,
+): Promise<ExecutionSummary[]> {
 	const byId = new Map<string, ExecutionSummary>();
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
 	let cursor: string | null = null;
