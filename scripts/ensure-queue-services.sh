@@ -13,18 +13,9 @@ have_all() {
   [ -n "$bin" ] && [ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ] && command -v redis-server >/dev/null
 }
 if ! have_all; then
-  if ! command -v apt-get >/dev/null; then
-    echo "ensure-queue-services: PostgreSQL or redis-server is missing and apt-get is not available" >&2
-    exit 1
-  fi
-  SUDO=""
-  if [ "$(id -u)" != 0 ]; then SUDO="sudo -n"; fi
-  echo "ensure-queue-services: installing Debian's postgresql and redis-server" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq >&2
   # Without a service manager the packages' own start attempts are skipped
   # (invoke-rc.d says so); the suite starts the servers itself.
-  $SUDO apt-get install -y -qq postgresql redis-server >&2
+  bash "$(dirname "$0")/apt-install.sh" ensure-queue-services postgresql redis-server
 fi
 have_all || { echo "ensure-queue-services: install finished but binaries are missing" >&2; exit 1; }
 # PostgreSQL refuses to run as root; Debian's package creates this user.

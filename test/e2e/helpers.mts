@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 
 import { N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
+import { sign } from '../../sandbox/server.mts';
 
 export const API_CREDENTIAL = 'voucherServiceApi';
 export const WEBHOOK_CREDENTIAL = 'voucherServiceWebhookApi';
@@ -73,6 +74,20 @@ export async function until<T>(
 
 /** Base URLs that serve production webhooks: n8n itself, or each webhook process in queue mode. */
 export const webhookUrls = (): string[] => inject('webhookUrls');
+
+/** POSTs a webhook event, signed with `secret` when given; resolves to the status. */
+export async function postEvent(url: string, body: string, secret?: string): Promise<number> {
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: {
+			'content-type': 'application/json',
+			...(secret === undefined ? {} : { signature: sign(secret, body) }),
+		},
+		body,
+	});
+	await res.arrayBuffer();
+	return res.status;
+}
 
 /** Restarts every n8n process (same folders, ports and database) and waits until they are up. */
 export async function restartN8n(): Promise<void> {

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readExample } from '../../real-n8n/examples.mts';
 import { installDir } from '../../real-n8n/paths.mts';
 import { type N8nRest } from '../../real-n8n/rest.mts';
-import { sign } from '../../sandbox/server.mts';
 import {
 	WEBHOOK_CREDENTIAL,
 	ownerClient,
+	postEvent,
 	settledExecutions,
 	webhookUrls,
 } from '../e2e/helpers.mts';
@@ -87,15 +87,9 @@ describe('queue mode: deduplicationKey enforced by your own database', () => {
 					type: 'VOUCHER_UPDATED',
 					data: { serialNumber, balance: 100 },
 				});
-				return Array.from({ length: COPIES }, async (_, copy) => {
+				return Array.from({ length: COPIES }, (_, copy) => {
 					const bases = webhookUrls();
-					const res = await fetch(`${bases[copy % bases.length]}/webhook/${path}`, {
-						method: 'POST',
-						headers: { 'content-type': 'application/json', signature: sign(SECRET, body) },
-						body,
-					});
-					await res.arrayBuffer();
-					return res.status;
+					return postEvent(`${bases[copy % bases.length]}/webhook/${path}`, body, SECRET);
 				});
 			}),
 		);
