@@ -11,7 +11,7 @@ export default defineConfig({
 	resolve: { alias: n8nWorkflowSingleCopy },
 	test: {
 		include: ['test/**/*.test.{ts,mts}'],
-		exclude: ['test/e2e/**', '**/node_modules/**'],
+		exclude: ['test/e2e/**', 'test/queue/**', '**/node_modules/**'],
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
 	},

@@ -80,7 +80,10 @@ export interface ImportedExample {
 	active: boolean;
 }
 
-/** Imports every example; activates those started by webhooks. */
+/**
+ * Imports every example; activates those started by webhooks whose credentials are all
+ * given (an example that needs the user's own database stays inactive without one).
+ */
 export async function importExamples(
 	rest: N8nRest,
 	opts: { credentials: Record<string, CredentialRef>; filesDir: string; activate?: boolean },
@@ -91,7 +94,10 @@ export async function importExamples(
 		const { id } = await rest.createWorkflow(wf);
 		const webhookUrl = productionWebhookUrl(rest.url, wf);
 		let active = false;
-		if (webhookUrl && opts.activate !== false) {
+		const bound = wf.nodes.every((n) =>
+			Object.keys(n.credentials ?? {}).every((type) => opts.credentials[type]),
+		);
+		if (webhookUrl && bound && opts.activate !== false) {
 			await rest.activateWorkflow(id);
 			await rest.waitForWebhook(webhookUrl);
 			active = true;

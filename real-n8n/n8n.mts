@@ -19,6 +19,13 @@ import { join } from 'node:path';
 import { installDir, isInstalled, n8nBin } from './paths.mts';
 
 export interface StartOptions {
+	/**
+	 * `start` (the main process, the default), `worker` or `webhook` (queue mode).
+	 * A worker serves only its health check, on `port`.
+	 */
+	command?: 'start' | 'worker' | 'webhook';
+	/** Arguments after the command, e.g. ['--concurrency=5']. */
+	args?: string[];
 	/** Throwaway by default (a new temp folder). n8n keeps its data in <userFolder>/.n8n */
 	userFolder?: string;
 	/** Port for the editor, REST API and webhooks; a free one by default. */
@@ -160,10 +167,24 @@ export async function startN8n(opts: StartOptions = {}): Promise<RunningN8n> {
 	while (brokerPort === port) brokerPort = await freePortAvoidingDefaults();
 	const logFile = join(userFolder, 'n8n.log');
 	const log = createWriteStream(logFile, { flags: 'a' });
-	const env = { ...process.env, ...n8nEnv(port, brokerPort, userFolder), ...opts.env };
+	const command = opts.command ?? 'start';
+	const workerHealth: Record<string, string> =
+		command === 'worker'
+			? {
+					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+					QUEUE_HEALTH_CHECK_PORT: String(port),
+					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+				}
+			: {};
+	const env = {
+		...process.env,
+		...n8nEnv(port, brokerPort, userFolder),
+		...workerHealth,
+		...opts.env,
+	};
 	// The child leads its own process group, so stop() can reach n8n's task
 	// runner too -- by this pid, never by a process name.
-	const child = spawn(process.execPath, [n8nBin(dir), 'start'], {
+	const child = spawn(process.execPath, [n8nBin(dir), command, ...(opts.args ?? [])], {
 		cwd: userFolder,
 		env,
 		detached: true,

@@ -13,7 +13,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { WEBHOOK_CREDENTIAL } from '../shared/credentials';
 import { hasSignatureShape, openDelivery, type WebhookEvent } from '../shared/signature';
 import { voucherServiceWebhookSecretTest } from '../shared/webhookSecretTest';
-import { hasSeen, processStore, recordFirstSighting } from './deduplication';
+import { claimInExecution, hasSeen, processStore, recordFirstSighting } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
 
@@ -46,6 +46,7 @@ async function readSecret(this: IWebhookFunctions): Promise<unknown> {
 
 function toItem(
 	event: WebhookEvent,
+	key: string | undefined,
 	rawBody: Buffer,
 	headers: IDataObject,
 	options: OutputOptions,
@@ -53,6 +54,9 @@ function toItem(
 	return {
 		event: event.type,
 		data: event.data as IDataObject,
+		// Same for every copy of an event: a unique key on it in the user's own database
+		// enforces "once" where n8n's stores cannot (docs/trigger.md).
+		deduplicationKey: key ?? null,
 		receivedAt: new Date().toISOString(),
 		...(options.includeHeaders ? { headers } : {}),
 		...(options.includeRawBody ? { rawBody: rawBody.toString('utf8') } : {}),
@@ -132,6 +136,8 @@ export class VoucherServiceTrigger implements INodeType {
 		if (!isWanted(event, filter)) return acknowledgeWithoutRunning('filtered');
 
 		const key = deduplicationKey(event);
+		// A cheap first filter: copies that reach this process at once, and events whose
+		// executions already saved them in static data. execute() holds the real check.
 		if (key !== undefined && (this.getNodeParameter('suppressDuplicates', true) as boolean)) {
 			const now = Date.now();
 			const scope = `${this.getWorkflow().id}:${this.getNode().id}`;
@@ -141,27 +147,31 @@ export class VoucherServiceTrigger implements INodeType {
 			}
 		}
 
-		const item = toItem(event, request.rawBody, request.headers as IDataObject, options);
+		const item = toItem(event, key, request.rawBody, request.headers as IDataObject, options);
 		return { workflowData: [[{ json: item }]] };
 	}
 
 	/*
-	 * Runs inside the execution a delivery started. n8n 2.x does not persist static data
-	 * written in webhook() once that delivery starts an execution (starting it resets the
-	 * change flag), but it does save what the execution itself changes when it finishes.
+	 * Runs inside the execution a delivery started: in queue mode on a worker, where n8n's
+	 * deduplication store is available. A duplicate found here leaves the execution without
+	 * items, so nothing after the trigger runs. Executions started from the editor's test
+	 * URL record nothing, so a test event never swallows the real one.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		if (this.getNodeParameter('suppressDuplicates', 0, true) as boolean) {
-			const store = this.getWorkflowStaticData('node');
-			for (const { json } of items) {
-				const key = deduplicationKey({
-					type: String(json.event),
-					data: (json.data ?? {}) as IDataObject,
-				});
-				if (key !== undefined) recordFirstSighting(store, key, Date.now());
+		if (!(this.getNodeParameter('suppressDuplicates', 0, true) as boolean)) return [items];
+		if (this.getMode() === 'manual') return [items];
+		const fresh: INodeExecutionData[] = [];
+		for (const item of items) {
+			const key = item.json.deduplicationKey;
+			if (typeof key !== 'string') {
+				fresh.push(item);
+			} else if (await claimInExecution(this.helpers, this.getNode(), key, this.getExecutionId())) {
+				// Static data is saved when the execution ends: it keeps webhook()'s filter warm.
+				recordFirstSighting(this.getWorkflowStaticData('node'), key, Date.now());
+				fresh.push(item);
 			}
 		}
-		return [items];
+		return [fresh];
 	}
 }

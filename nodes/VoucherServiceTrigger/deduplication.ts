@@ -1,4 +1,11 @@
-import type { IDataObject } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	sleep,
+	type ICheckProcessedOptions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INode,
+} from 'n8n-workflow';
 
 /*
  * The service retries for about 93 minutes (3, 6, 12, 24 and 48 minutes apart); a day
@@ -48,4 +55,70 @@ export function processStore(scope: string): IDataObject {
 		processMemory.set(scope, store);
 	}
 	return store;
+}
+
+/*
+ * n8n's own deduplication store (the processed_data table that Remove Duplicates uses),
+ * reachable only from execute(), so on the worker that runs the execution. One row holds
+ * this node's recorded values; n8n reads it, adds to it and writes the whole list back
+ * without a lock, so the last writer wins and concurrent writers drop each other's values.
+ *
+ * That is enough to elect one execution per key. Each claimant writes the key together
+ * with a token naming its execution, waits until writes that started before it have
+ * landed, then looks again:
+ * - its token is there: its write is the one the list descends from, so it won;
+ * - the key is there but its token is not: a rival's claim for the same key replaced it;
+ * - both are gone: an unrelated writer dropped them (they were just written again), so
+ *   it waits and looks once more.
+ * Every later write copies what it read, so the list keeps exactly one claimant's token
+ * for the key, and every claimant that looks sees the same one. docs/trigger.md has the
+ * assumption this rests on (a read and its write less than SETTLE_MS apart) and figures.
+ */
+const PROCESSED_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 2 * MAX_ENTRIES };
+export const SETTLE_MS = 1000;
+const SETTLE_ROUNDS = 5;
+
+/*
+ * The node's first value creates the row: concurrent first writers collide on its primary
+ * key, and SQLite answers "busy" under bursts. Both pass on a later try.
+ */
+const ATTEMPTS = 5;
+const RETRY_AFTER_MS = 100;
+
+type ProcessedStore = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord'>;
+
+async function record(store: ProcessedStore, values: string[], node: INode): Promise<Set<string>> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			const result = await store.checkProcessedAndRecord(values, 'node', PROCESSED_OPTIONS);
+			return new Set(result.processed.map(String));
+		} catch (error) {
+			if (attempt >= ATTEMPTS) {
+				throw new NodeOperationError(node, error as Error, {
+					message: "Could not check the event against n8n's deduplication table",
+					description: 'Retry this execution once the database answers again.',
+				});
+			}
+			await sleep(RETRY_AFTER_MS * attempt);
+		}
+	}
+}
+
+/** True when this execution is the one that handles `key`; false for a duplicate. */
+export async function claimInExecution(
+	store: ProcessedStore,
+	node: INode,
+	key: string,
+	executionId: string,
+): Promise<boolean> {
+	const token = JSON.stringify([key, executionId]);
+	if ((await record(store, [key, token], node)).has(key)) return false;
+	for (let round = 0; round < SETTLE_ROUNDS; round++) {
+		await sleep(SETTLE_MS);
+		const present = await record(store, [key, token], node);
+		if (present.has(token)) return true;
+		if (present.has(key)) return false;
+	}
+	// The list never settled: running twice is recoverable, a lost event is not.
+	return true;
 }

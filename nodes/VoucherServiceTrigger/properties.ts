@@ -55,7 +55,7 @@ export const triggerProperties: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to ignore a delivery already seen in the last 24 hours (same order number and status, or same voucher serial number and balance). The service may deliver an event more than once.',
+			'Whether to run each event once, however often the service delivers it (same order number and status, or same voucher serial number and balance). A copy caught inside the execution stops there without items. Each item carries deduplicationKey for your own checks.',
 	},
 	{
 		displayName: 'Options',

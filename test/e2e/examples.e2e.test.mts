@@ -78,8 +78,9 @@ describe('example workflows', () => {
 		for (const file of exampleFiles()) {
 			for (const node of readExample(file).nodes) {
 				expect(versions.get(node.type), `${file}: ${node.type}`).toContain(node.typeVersion);
+				// postgres: the user's own database, in trigger-once-with-your-database.json
 				for (const type of Object.keys(node.credentials ?? {}))
-					expect([API_CREDENTIAL, WEBHOOK_CREDENTIAL]).toContain(type);
+					expect([API_CREDENTIAL, WEBHOOK_CREDENTIAL, 'postgres']).toContain(type);
 			}
 		}
 	});

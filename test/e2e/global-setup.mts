@@ -18,6 +18,7 @@ import {
 import { buildAndPack } from '../../real-n8n/package-under-test.mts';
 import { REPO_ROOT } from '../../real-n8n/paths.mts';
 import { N8nRest, OWNER } from '../../real-n8n/rest.mts';
+import { startRestartControl } from './restartControl.mts';
 
 declare module 'vitest' {
 	export interface ProvidedContext {
@@ -29,6 +30,12 @@ declare module 'vitest' {
 		/** The owner's session: files share it, as n8n allows only 5 logins a minute. */
 		ownerCookie: string;
 		timings: Record<string, number>;
+		/** Base URLs that serve production webhooks (the webhook processes in queue mode). */
+		webhookUrls: string[];
+		/** POST here to restart every n8n process (see restartControl.mts). */
+		restartUrl: string;
+		/** Log files of the processes that run executions (the workers in queue mode). */
+		executorLogs: string[];
 	}
 }
 
@@ -92,6 +99,11 @@ export default async function setup(project: TestProject) {
 		rmSync(dirname(tarball), { recursive: true, force: true });
 	}
 	await chromium.catch((e) => say(`chromium unavailable: ${(e as Error).message}`));
+	const control = await startRestartControl(async () => {
+		const port = n8n!.port;
+		await n8n!.stop();
+		n8n = await startN8n({ userFolder, port, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } });
+	});
 
 	project.provide('n8nUrl', n8n.url);
 	project.provide('n8nUserFolder', userFolder);
@@ -99,9 +111,13 @@ export default async function setup(project: TestProject) {
 	project.provide('owner', OWNER);
 	project.provide('ownerCookie', cookie);
 	project.provide('timings', timings);
+	project.provide('webhookUrls', [n8n.url]);
+	project.provide('restartUrl', control.url);
+	project.provide('executorLogs', [n8n.logFile]);
 
 	return async () => {
 		const t0 = Date.now();
+		await control.close();
 		await n8n?.stop();
 		say(`n8n stopped in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 		if (process.env.E2E_KEEP_N8N_FOLDER) say(`kept ${userFolder}`);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 
 import { N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
+import { sign } from '../../sandbox/server.mts';
 
 export const API_CREDENTIAL = 'voucherServiceApi';
 export const WEBHOOK_CREDENTIAL = 'voucherServiceWebhookApi';
@@ -64,5 +65,84 @@ export async function until<T>(
 		if (v !== undefined && v !== false) return v as T;
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
 		await new Promise((r) => setTimeout(r, 200));
+	}
+}
+
+/** Base URLs that serve production webhooks: n8n itself, or each webhook process in queue mode. */
+export const webhookUrls = (): string[] => inject('webhookUrls');
+
+/** POSTs a webhook event, signed with `secret` when given; resolves to the status. */
+export async function postEvent(url: string, body: string, secret?: string): Promise<number> {
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: {
+			'content-type': 'application/json',
+			...(secret === undefined ? {} : { signature: sign(secret, body) }),
+		},
+		body,
+	});
+	await res.arrayBuffer();
+	return res.status;
+}
+
+/** Restarts every n8n process (same folders, ports and database) and waits until they are up. */
+export async function restartN8n(): Promise<void> {
+	const res = await fetch(inject('restartUrl'), { method: 'POST' });
+	if (res.status !== 204) throw new Error(`restart failed: ${res.status} ${await res.text()}`);
+}
+
+export interface ExecutionSummary {
+	id: string;
+	status: string;
+}
+
+/** Every execution of a workflow; n8n 2.41 pages the list with an opaque cursor. */
+export async function allExecutions(
+	rest: N8nRest,
+	workflowId: string,
+): Promise<ExecutionSummary[]> {
+	const byId = new Map<string, ExecutionSummary>();
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	let cursor: string | null = null;
+	do {
+		const page: { results: ExecutionSummary[]; nextCursor?: string | null } = await rest.request(
+			'GET',
+			`/rest/executions?filter=${filter}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+		);
+		for (const e of page.results) byId.set(e.id, e);
+		cursor = page.nextCursor ?? null;
+	} while (cursor);
+	return [...byId.values()];
+}
+
+/**
+ * Waits until a workflow's executions have all finished and no new one appeared for
+ * `quietMs`, then returns them.
+ */
+export async function settledExecutions(
+	rest: N8nRest,
+	workflowId: string,
+	atLeast: number,
+	quietMs = 3000,
+	timeoutMs = 120_000,
+): Promise<ExecutionSummary[]> {
+	const deadline = Date.now() + timeoutMs;
+	let previous = -1;
+	let stableSince = Date.now();
+	for (;;) {
+		const list = await allExecutions(rest, workflowId);
+		const finished = list.every((e) => !['new', 'running', 'waiting'].includes(e.status));
+		if (list.length !== previous || !finished) {
+			previous = list.length;
+			stableSince = Date.now();
+		} else if (list.length >= atLeast && Date.now() - stableSince >= quietMs) {
+			return list;
+		}
+		if (Date.now() > deadline) {
+			throw new Error(
+				`executions of ${workflowId} did not settle (${list.length}, want ≥ ${atLeast})`,
+			);
+		}
+		await new Promise((r) => setTimeout(r, 500));
 	}
 }

@@ -1,5 +1,9 @@
 // The trigger in a real n8n: an active (published) workflow receives the
-// sandbox's signed webhook deliveries at its production URL.
+// sandbox's signed webhook deliveries at its production URL. In queue mode
+// (test/queue) the URLs are the webhook processes', used in turn, and
+// executions run on workers. "One execution" is one in which the node after
+// the trigger ("Received") ran: a copy that reached a second webhook process
+// may start an execution that the trigger ends without items.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
@@ -9,9 +13,10 @@ import {
 	WEBHOOK_CREDENTIAL,
 	loadWorkflow,
 	rawWorkflow,
-	n8nUrl,
 	ownerClient,
+	settledExecutions,
 	until,
+	webhookUrls,
 } from './helpers.mts';
 
 const SECRET = 'whsec_e2e_right';
@@ -21,33 +26,24 @@ describe('trigger node in n8n', () => {
 	let rest: N8nRest;
 	let sandbox: Sandbox;
 	let triggerWorkflowId: string;
-	let webhookUrl: string;
+	let webhookPath: string;
 	let slowWorkflowId: string;
+	const urls = () => webhookUrls().map((base) => `${base}/webhook/${webhookPath}`);
 
-	async function executions() {
-		return await rest.listExecutions(triggerWorkflowId);
-	}
-
-	async function events(): Promise<Array<Record<string, any>>> {
-		const list = await executions();
+	/** The trigger's items of every execution in which "Received" ran, newest first. */
+	async function events(atLeast = 0): Promise<Array<Record<string, any>>> {
 		const out = [];
-		for (const summary of list) {
-			const ex = await rest.waitForExecution(summary.id);
+		for (const summary of await settledExecutions(rest, triggerWorkflowId, atLeast)) {
+			const ex = await rest.getExecution(summary.id);
 			expect(ex.status).toBe('success');
-			out.push(...nodeOutput(ex, TRIGGER_NODE_NAME));
+			if (ex.data.resultData.runData.Received) out.push(...nodeOutput(ex, TRIGGER_NODE_NAME));
 		}
 		return out;
 	}
 
-	/** Waits for n executions, then a little longer to see that no more come. */
+	/** Waits until executions settle, then counts those in which "Received" ran. */
 	async function expectExecutionCount(n: number) {
-		await until(
-			`${n} executions`,
-			async () => (await executions()).length >= n || undefined,
-			20_000,
-		);
-		await new Promise((r) => setTimeout(r, 1500));
-		expect(await executions()).toHaveLength(n);
+		expect(await events(n)).toHaveLength(n);
 	}
 
 	beforeAll(async () => {
@@ -55,11 +51,11 @@ describe('trigger node in n8n', () => {
 		const workflow = rawWorkflow('trigger-events');
 		const webhookId = workflow.nodes.find((n) => n.name === TRIGGER_NODE_NAME)!.webhookId as string;
 		// The node's webhook path is "webhook"; n8n puts the node's webhookId in front of it.
-		webhookUrl = `${n8nUrl()}/webhook/${webhookId}/webhook`;
+		webhookPath = `${webhookId}/webhook`;
 		sandbox = await startSandbox({
 			port: 0,
 			processingDelayMs: 1000,
-			webhooks: [{ url: webhookUrl, secret: SECRET }],
+			webhooks: [{ url: urls()[0], secret: SECRET }],
 		});
 		const api = await rest.createCredential('Voucher Sandbox (e2e trigger)', API_CREDENTIAL, {
 			baseUrl: sandbox.url,
@@ -71,7 +67,7 @@ describe('trigger node in n8n', () => {
 		});
 		triggerWorkflowId = (await rest.createWorkflow(loadWorkflow('trigger-events', { webhook }))).id;
 		await rest.activateWorkflow(triggerWorkflowId);
-		await rest.waitForWebhook(webhookUrl);
+		for (const url of urls()) await rest.waitForWebhook(url);
 		slowWorkflowId = (await rest.createWorkflow(loadWorkflow('order-slow', { api }))).id;
 	});
 	afterAll(async () => {
@@ -98,7 +94,7 @@ describe('trigger node in n8n', () => {
 			['ORDER_UPDATED', 200, 'delivered'],
 		]);
 		await expectExecutionCount(2);
-		const received = await events();
+		const received = await events(2);
 		const byReference = Object.fromEntries(received.map((e) => [e.data.reference, e]));
 		expect(byReference[download.reference as string]).toMatchObject({
 			event: 'ORDER_UPDATED',
@@ -118,64 +114,78 @@ describe('trigger node in n8n', () => {
 		}
 	});
 
-	it('a VOUCHER_UPDATED delivery and its duplicates start exactly one execution', async () => {
-		const before = (await executions()).length;
+	it('a VOUCHER_UPDATED delivery and its duplicates, to every webhook URL, start exactly one execution', async () => {
+		const before = (await events()).length;
 		sandbox.state.deliveries.length = 0;
 		const voucher = sandbox.state.vouchers.get('SBX-ACTIVE-0001')!;
-		sandbox.configure({ webhooks: [{ url: webhookUrl, secret: SECRET, duplicates: 3 }] });
+		const copies = 3 * urls().length;
+		sandbox.configure({
+			webhooks: urls().map((url) => ({ url, secret: SECRET, duplicates: 3 })),
+		});
 		sandbox.emitVoucherUpdate(voucher.serial, 1234.5);
-		await until('three deliveries', () => sandbox.state.deliveries.length >= 3 || undefined);
+		await until('every copy', () => sandbox.state.deliveries.length >= copies || undefined);
 		// Every copy is acknowledged (so the service stops retrying) ...
-		expect(sandbox.state.deliveries.map((d) => d.status)).toEqual([200, 200, 200]);
+		expect(sandbox.state.deliveries.map((d) => d.status)).toEqual(Array(copies).fill(200));
 		// ... but only one runs the workflow.
 		await expectExecutionCount(before + 1);
-		const [latest] = await executions();
-		const item = nodeOutput(await rest.waitForExecution(latest.id), TRIGGER_NODE_NAME)[0] as any;
+		const [item] = (await events()) as any[];
 		expect(item).toMatchObject({
 			event: 'VOUCHER_UPDATED',
 			data: { serialNumber: voucher.serial, balance: 1234.5 },
+			deduplicationKey: JSON.stringify(['VOUCHER_UPDATED', voucher.serial, 1234.5]),
 		});
 
 		// A redelivery later, after that execution finished, starts none either.
 		sandbox.state.deliveries.length = 0;
-		sandbox.configure({ webhooks: [{ url: webhookUrl, secret: SECRET }] });
+		sandbox.configure({ webhooks: [{ url: urls().at(-1)!, secret: SECRET }] });
 		sandbox.emitVoucherUpdate(voucher.serial, 1234.5);
 		await until('the redelivery', () => sandbox.state.deliveries.length >= 1 || undefined);
 		expect(sandbox.state.deliveries[0].status).toBe(200);
 		await expectExecutionCount(before + 1);
 	});
 
-	it('a delivery signed with another secret gets 401 and starts no execution', async () => {
-		const before = (await executions()).length;
+	it('a delivery signed with another secret gets 401 at every webhook URL and starts no execution', async () => {
+		const before = await settledExecutions(rest, triggerWorkflowId, 0);
 		sandbox.state.deliveries.length = 0;
 		const voucher = sandbox.state.vouchers.get('SBX-ACTIVE-0001')!;
-		sandbox.configure({ webhooks: [{ url: webhookUrl, secret: 'whsec_someone_else' }] });
+		sandbox.configure({
+			webhooks: urls().map((url) => ({ url, secret: 'whsec_someone_else' })),
+		});
 		sandbox.emitVoucherUpdate(voucher.serial, 999);
-		await until('the delivery', () => sandbox.state.deliveries.length >= 1 || undefined);
-		expect(sandbox.state.deliveries.map((d) => [d.status, d.outcome])).toEqual([[401, 'rejected']]);
+		await until(
+			'the deliveries',
+			() => sandbox.state.deliveries.length >= urls().length || undefined,
+		);
+		expect(sandbox.state.deliveries.map((d) => [d.status, d.outcome])).toEqual(
+			urls().map(() => [401, 'rejected']),
+		);
 
-		// Straight at the URL: no signature, and a right signature over other bytes.
+		// Straight at each URL: no signature, and a right signature over other bytes.
 		const body = JSON.stringify({ type: 'VOUCHER_UPDATED', data: { serialNumber: 1, balance: 1 } });
-		const unsigned = await fetch(webhookUrl, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body,
-		});
-		expect(unsigned.status).toBe(401);
-		const tampered = await fetch(webhookUrl, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', signature: sign(SECRET, body) },
-			body: body.replace('"balance":1', '"balance":2'),
-		});
-		expect(tampered.status).toBe(401);
-		await expectExecutionCount(before);
+		for (const url of urls()) {
+			const unsigned = await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body,
+			});
+			expect(unsigned.status).toBe(401);
+			const tampered = await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', signature: sign(SECRET, body) },
+				body: body.replace('"balance":1', '"balance":2'),
+			});
+			expect(tampered.status).toBe(401);
+			expect(await tampered.text()).not.toContain(SECRET);
+		}
+		// Not even an execution that ends early: refusals start none.
+		expect(await settledExecutions(rest, triggerWorkflowId, 0)).toHaveLength(before.length);
 	});
 });
 
 describe("action node: Webhook → Verify Signature behind n8n's own Webhook node", () => {
 	let rest: N8nRest;
 	let workflowId: string;
-	const url = () => `${n8nUrl()}/webhook/e2e-verify-signature`;
+	const url = () => `${webhookUrls()[0]}/webhook/e2e-verify-signature`;
 
 	beforeAll(async () => {
 		rest = await ownerClient();

@@ -10,6 +10,7 @@
  *   if it is still flagged as changed.
  * Static data lives as JSON, like the workflow row, so a "restart" is just a new host.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,10 +31,19 @@ export interface HostOptions {
 	/** undefined: no credential attached to the node. */
 	secret: string | undefined;
 	parameters?: IDataObject;
-	/** The workflow row's static data, shared between hosts to survive a "restart". */
-	db?: { staticData: string | null };
+	/**
+	 * The workflow row's static data and the node's processed_data row, shared between
+	 * hosts to survive a "restart".
+	 */
+	db?: Database;
 	/** How long the rest of the workflow runs: n8n saves static data only at the end. */
 	workflowRunMs?: number;
+}
+
+export interface Database {
+	staticData: string | null;
+	/** n8n's processed_data value for the trigger node: the recorded keys' hashes. */
+	processed: string[] | null;
 }
 
 export interface WebhookHost {
@@ -41,7 +51,7 @@ export interface WebhookHost {
 	/** Items that left the trigger, one array per execution. */
 	executions: IDataObject[][];
 	answers: Array<{ status: number; body: string }>;
-	db: { staticData: string | null };
+	db: Database;
 	idle(): Promise<void>;
 	close(): Promise<void>;
 }
@@ -112,11 +122,23 @@ function expressResponse(res: ServerResponse, answered: (status: number, body: s
 }
 
 export async function startWebhookHost(options: HostOptions): Promise<WebhookHost> {
-	const db = options.db ?? { staticData: null };
+	const db = options.db ?? { staticData: null, processed: null };
+	// Like n8n's DeduplicationHelper (entries mode): read the row, add, write it back, with
+	// the database round trips in between where concurrent executions interleave.
+	const checkProcessedAndRecord = async (keys: string[]) => {
+		await sleep(1);
+		const seen = [...(db.processed ?? [])];
+		const fresh = keys.filter((key) => !seen.includes(key));
+		await sleep(1);
+		db.processed = [...seen, ...fresh];
+		return { new: fresh, processed: keys.filter((key) => !fresh.includes(key)) };
+	};
 	const getParameter = parameterReader(options.node, options.parameters ?? {});
 	const executions: IDataObject[][] = [];
 	const answers: WebhookHost['answers'] = [];
 	const running = new Set<Promise<void>>();
+	let executionCount = 0;
+	const hostTag = randomUUID().slice(0, 8);
 
 	const loadWorkflow = (staticData: IDataObject | null) =>
 		new Workflow({
@@ -134,6 +156,8 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 	};
 
 	async function runExecution(items: INodeExecutionData[]): Promise<void> {
+		// Unique across hosts, like n8n's execution ids in one database.
+		const executionId = `${hostTag}-${++executionCount}`;
 		const workflow = loadWorkflow(load());
 		const context = {
 			getInputData: () => items,
@@ -141,6 +165,9 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 				getParameter(name, fallback),
 			getWorkflowStaticData: (type: string) => workflow.getStaticData(type, triggerNode),
 			getNode: () => triggerNode,
+			getMode: () => 'webhook',
+			getExecutionId: () => executionId,
+			helpers: { checkProcessedAndRecord },
 		} as unknown as IExecuteFunctions;
 		const [output] = (await options.node.execute!.call(context)) as INodeExecutionData[][];
 		executions.push(output.map((item) => item.json));

@@ -1,0 +1,69 @@
+// Runs once before the queue-mode files: installs what a fresh machine lacks
+// (n8n into the per-user cache; Debian's postgresql and redis-server), packs
+// our package, starts PostgreSQL, Redis and n8n in queue mode (one main
+// process, two workers, two webhook processes; real-n8n/queue.mts) and
+// creates the owner account. It provides what test/e2e's files inject, so the
+// same files run against the cluster: REST calls go to the main process,
+// production webhooks to the webhook processes, executions run on workers.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+import type { TestProject } from 'vitest/node';
+
+import { ensureN8nInstalled } from '../../real-n8n/install.mts';
+import { buildAndPack } from '../../real-n8n/package-under-test.mts';
+import { startQueueCluster, type QueueCluster } from '../../real-n8n/queue.mts';
+import { N8nRest, OWNER } from '../../real-n8n/rest.mts';
+import { startRestartControl } from '../e2e/restartControl.mts';
+
+declare module 'vitest' {
+	export interface ProvidedContext {
+		/** The cluster's PostgreSQL, where a test may also keep its own table. */
+		postgres: { host: string; port: number; database: string; user: string };
+	}
+}
+
+function say(msg: string): void {
+	process.stderr.write(`[queue setup] ${msg}\n`);
+}
+
+export default async function setup(project: TestProject) {
+	const t0 = Date.now();
+	await ensureN8nInstalled();
+	const tarball = buildAndPack();
+	let cluster: QueueCluster | undefined;
+	try {
+		cluster = await startQueueCluster({ tarball });
+	} finally {
+		rmSync(dirname(tarball), { recursive: true, force: true });
+	}
+	const rest = new N8nRest(cluster.main.url);
+	await rest.ensureOwner(OWNER);
+	if (!rest.cookie) throw new Error('no session cookie after setting up the owner');
+	say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; main ${cluster.main.url}`);
+	const control = await startRestartControl(() => cluster!.restart());
+
+	project.provide('n8nUrl', cluster.main.url);
+	project.provide('n8nUserFolder', cluster.main.userFolder);
+	project.provide('n8nFilesDir', `${cluster.main.userFolder}/files`);
+	project.provide('owner', OWNER);
+	project.provide('ownerCookie', rest.cookie);
+	project.provide('timings', {});
+	project.provide(
+		'webhookUrls',
+		cluster.webhooks.map((w) => w.url),
+	);
+	project.provide('restartUrl', control.url);
+	const { host, port, database, user } = cluster.postgres;
+	project.provide('postgres', { host, port, database, user });
+	project.provide(
+		'executorLogs',
+		cluster.workers.map((w) => w.logFile),
+	);
+
+	return async () => {
+		await control.close();
+		await cluster?.stop();
+		say(`stopped; whole run ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+	};
+}
