@@ -9,7 +9,7 @@ import { VoucherApiClient } from '../transport/client';
 import { asNodeError } from '../transport/errors';
 import { mapWithConcurrency } from '../shared/concurrency';
 import { errorItem } from '../shared/errorItem';
-import { DEFAULT_CONCURRENCY } from '../shared/fields';
+import { maxConcurrencyOf } from '../shared/fields';
 import * as country from './country';
 import * as order from './order';
 import * as template from './template';
@@ -54,13 +54,14 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	const operation = resources[resource]?.operations[operationName];
 	if (!operation || items.length === 0) return [[]];
 
-	const client = new VoucherApiClient(this);
+	// Workers take items up to the user's maximum; the client's pacing decides how many of
+	// their requests are really in flight.
+	const maxConcurrency = maxConcurrencyOf(this.getNodeParameter('options', 0, {}) as IDataObject);
+	const client = new VoucherApiClient(this, maxConcurrency);
 	const whole = await operation.executeAll?.call(this, client);
 	if (whole) return [whole];
-	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const concurrency = Number(options.concurrency ?? DEFAULT_CONCURRENCY);
 
-	const perItem = await mapWithConcurrency(items.length, concurrency, async (itemIndex) => {
+	const perItem = await mapWithConcurrency(items.length, maxConcurrency, async (itemIndex) => {
 		try {
 			const results = await operation.execute.call(this, client, itemIndex);
 			return results.map((json) => ({ json, pairedItem: { item: itemIndex } }));

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 /*
  * Field definitions shared by several operations. Each operation file places them
@@ -75,18 +75,34 @@ export const outputModeField: INodeProperties = {
 	],
 };
 
-/** Requests in flight at once across input items. Low, because the service's rate limits are not published. */
-export const DEFAULT_CONCURRENCY = 5;
+/** Hard cap on Maximum Concurrency; code that numbers work per node run may rely on it. */
+export const MAX_CONCURRENCY_LIMIT = 32;
+
+/*
+ * The transport paces requests adaptively below this ceiling (starting at 4, backing off
+ * on 429, 5xx and slow answers), so the default can be the cap: a service that accepts
+ * more gets it, one that objects gets less.
+ */
+export const DEFAULT_CONCURRENCY = MAX_CONCURRENCY_LIMIT;
 
 export const concurrencyOption: INodeProperties = {
-	displayName: 'Concurrency',
+	displayName: 'Maximum Concurrency',
+	// Saved workflows carry this name.
 	name: 'concurrency',
 	type: 'number',
 	default: DEFAULT_CONCURRENCY,
-	typeOptions: { minValue: 1, maxValue: 50, numberPrecision: 0 },
+	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY_LIMIT, numberPrecision: 0 },
 	description:
-		'How many input items are sent to the service at the same time. Output order always follows input order.',
+		'The most requests in flight at once. The node starts lower and finds the pace the service accepts by itself: it speeds up while answers come back fast and slows down at once on rate limits (HTTP 429), server errors or slow answers. Output order always follows input order.',
 };
+
+/** The Maximum Concurrency option as a usable number (saved workflows may hold older, larger values). */
+export function maxConcurrencyOf(options: IDataObject): number {
+	const value = Math.floor(Number(options.concurrency ?? DEFAULT_CONCURRENCY));
+	return Number.isFinite(value)
+		? Math.min(MAX_CONCURRENCY_LIMIT, Math.max(1, value))
+		: DEFAULT_CONCURRENCY;
+}
 
 export const readOptionsField: INodeProperties = {
 	displayName: 'Options',
