@@ -4,7 +4,7 @@
 //   npm run bench -- orders trigger    only these
 import { execFileSync, spawnSync } from 'node:child_process';
 
-const ALL = ['signature', 'orders', 'campaign', 'memory', 'trigger'];
+const ALL = ['signature', 'orders', 'campaign', 'memory', 'trigger', 'engine'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 for (const name of chosen) if (!ALL.includes(name)) throw new Error(`unknown benchmark ${name}; choose from ${ALL.join(', ')}`);
 

@@ -69,12 +69,25 @@ describe('adaptive concurrency', () => {
 		expect(p.pacer.currentLimit).toBe(10);
 	});
 
-	it('treats an answer far slower than the fastest seen as overload', async () => {
+	it('treats a round of answers far slower than the fastest seen as overload', async () => {
 		const p = pacerOn(32);
 		await p.ask(1000);
-		await p.answerAll(10); // limit 8, minimum latency 10 ms
+		await p.answerAll(10); // limit 8, fastest answer 10 ms
 		await p.answerAll(500);
-		expect(p.pacer.currentLimit).toBe(4);
+		expect(p.pacer.currentLimit).toBeLessThan(8);
+	});
+
+	it('does not halve for one slow answer among fast ones (a busy host, not a busy service)', async () => {
+		const p = pacerOn(32);
+		await p.ask(1000);
+		await p.answerAll(10);
+		await p.answerAll(10); // limit 16
+		const [slow, ...fast] = p.inFlight.splice(0);
+		p.tick(10);
+		for (const slot of fast) p.pacer.release(slot, { overloaded: false });
+		p.tick(290);
+		p.pacer.release(slow, { overloaded: false });
+		expect(p.pacer.currentLimit).toBeGreaterThanOrEqual(16);
 	});
 
 	it('does not grow a limit the node is not using', async () => {

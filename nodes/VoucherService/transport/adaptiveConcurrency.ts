@@ -4,11 +4,13 @@ import { sleep } from 'n8n-workflow';
 export const START_LIMIT = 4;
 
 /*
- * An answer slower than this is read as the service queueing our requests. The slack
- * keeps jitter on a fast network (a minimum of 1 ms) from counting as congestion.
+ * Answers this much slower than the fastest seen, on average over about a round, are read
+ * as the service queueing our requests. One slow answer is not: n8n's own work for other
+ * items (expressions, GC) delays single answers on a busy host. The slack keeps a fast
+ * network (a minimum of 1 ms) from counting the host's own queue as congestion.
  */
-const LATENCY_FACTOR = 3;
-const LATENCY_SLACK_MS = 50;
+const LATENCY_FACTOR = 2;
+const LATENCY_SLACK_MS = 100;
 
 /** What one request's outcome says about the service's load. */
 export interface Answer {
@@ -56,6 +58,9 @@ export class AdaptiveConcurrency {
 
 	private minLatencyMs = Infinity;
 
+	/** Moving average of recent clean answers' latency, weighted so a round of answers dominates it. */
+	private recentLatencyMs?: number;
+
 	constructor(
 		readonly maxLimit: number,
 		private readonly now: () => number = Date.now,
@@ -82,8 +87,9 @@ export class AdaptiveConcurrency {
 		const latency = now - slot.startedAt;
 		if (answer.retryAfterMs)
 			this.pausedUntil = Math.max(this.pausedUntil, now + answer.retryAfterMs);
-		const slow = latency > LATENCY_FACTOR * this.minLatencyMs + LATENCY_SLACK_MS;
-		if (!answer.overloaded) this.minLatencyMs = Math.min(this.minLatencyMs, latency);
+		if (!answer.overloaded) this.observeLatency(slot, latency);
+		const slow =
+			(this.recentLatencyMs ?? 0) > LATENCY_FACTOR * this.minLatencyMs + LATENCY_SLACK_MS;
 		if (answer.overloaded || slow) {
 			this.decrease(slot);
 		} else if (this.inFlight + 1 >= this.limit) {
@@ -91,6 +97,17 @@ export class AdaptiveConcurrency {
 			this.grow();
 		}
 		this.dispatch();
+	}
+
+	private observeLatency(slot: Slot, latency: number): void {
+		this.minLatencyMs = Math.min(this.minLatencyMs, latency);
+		// Requests sent before the last decrease tell nothing about the new limit.
+		if (slot.sequence <= this.decreasedAfter) return;
+		const weight = 1 / this.limit;
+		this.recentLatencyMs =
+			this.recentLatencyMs === undefined
+				? latency
+				: this.recentLatencyMs + weight * (latency - this.recentLatencyMs);
 	}
 
 	private grow(): void {
@@ -104,6 +121,7 @@ export class AdaptiveConcurrency {
 		if (slot.sequence <= this.decreasedAfter) return;
 		this.limit = Math.max(1, Math.floor(this.limit / 2));
 		this.cleanAnswers = 0;
+		this.recentLatencyMs = undefined;
 		this.decreasedAfter = this.started;
 	}
 
