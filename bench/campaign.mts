@@ -63,6 +63,11 @@ try {
 				'ms',
 				0,
 			),
+			{
+				...atMost(`network part vs the same model at the fixed default before adaptive pacing (5)`, ours.windowMs, (1.15 * ours.requests * LATENCY) / 5, 1, 'ms', 0),
+				goal: undefined,
+				met: undefined,
+			},
 			info('ours: rest of the node time (reading/validating rows, output)', `${fmt(ours.nodeMs - ours.windowMs, 0)} ms`, `${fmt(((ours.nodeMs - ours.windowMs) * 1000) / N, 1)} µs/row`),
 			info('ours: requests in flight on average (requests × latency ÷ network window)', fmt((ours.requests * LATENCY) / ours.windowMs, 1), `peak ${ours.peak}; the pacing starts at 4 and grows per round of answers`),
 			info('ours: orders placed', String(ours.orders), `${PER_ORDER} recipients per order (default), Maximum Concurrency ${CONCURRENCY} (default)`),
