@@ -16,7 +16,7 @@
 // Then (unless BENCH_PROFILE=0) a second n8n under --cpu-prof takes refused and
 // accepted deliveries for each trigger, and the profile is summarised over each
 // load window (BENCH_PROFILE_N deliveries each, default 100).
-import { executionCount } from './instance.mts';
+import { executionCount, minimalTriggerTarball } from './instance.mts';
 import { fire, type Delivery, type LoadResult } from './load.mts';
 import { withProfiledN8n } from './profile.mts';
 import { atLeast, atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table, type Row } from './report.mts';
@@ -117,6 +117,6 @@ if (envInt('BENCH_PROFILE', 1) > 0) {
 			await window('floor, accepted', hooks.floor.url, () => signed(event())),
 			await window('plain Webhook node, accepted', hooks.plain.url, () => signed(event())),
 		];
-	});
+	}, [minimalTriggerTarball()]);
 }
 print(conditionsTable('bench:trigger'));
