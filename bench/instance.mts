@@ -2,9 +2,11 @@
 // the cached n8n 2.41.1, a throwaway user folder, our packed package installed
 // like a manual community install, an owner account and the credentials.
 // Plus the in-process sandbox and a probe that counts its requests in flight.
+import { execFileSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 import { startSandbox, type Sandbox } from '../sandbox/server.mts';
 import { realN8n, type Execution, type N8nRest, type RunningN8n, type WorkflowJson } from './realN8n.mts';
@@ -12,6 +14,7 @@ import { say } from './report.mts';
 
 export const ACTION_NODE = 'n8n-nodes-voucher-service.voucherService';
 export const TRIGGER_NODE = 'n8n-nodes-voucher-service.voucherServiceTrigger';
+export const MINIMAL_TRIGGER_NODE = 'n8n-nodes-bench-minimal-trigger.minimalTrigger';
 
 let tarball: string | undefined;
 
@@ -39,18 +42,35 @@ export async function packageTarball(): Promise<string> {
 	return tarball;
 }
 
+let minimalTarball: string | undefined;
+
+/** The dev-only floor trigger in bench/minimal-trigger, packed with `npm pack` like ours. */
+export function minimalTriggerTarball(): string {
+	if (minimalTarball) return minimalTarball;
+	const dest = mkdtempSync(join(tmpdir(), 'voucher-bench-floor-'));
+	const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], {
+		cwd: new URL('./minimal-trigger/', import.meta.url).pathname,
+		encoding: 'utf8',
+	});
+	process.once('exit', () => rmSync(dest, { recursive: true, force: true }));
+	return (minimalTarball = join(dest, (JSON.parse(out) as Array<{ filename: string }>)[0].filename));
+}
+
 export interface BenchN8n {
 	n8n: RunningN8n;
 	rest: N8nRest;
 	stop(): Promise<void>;
 }
 
-/** A fresh n8n with our package; `env` adds to real-n8n's environment (e.g. NODE_OPTIONS). */
-export async function startBenchN8n(env: Record<string, string> = {}): Promise<BenchN8n> {
+/**
+ * A fresh n8n with our package (and `alsoInstall`, tarballs installed the same way);
+ * `env` adds to real-n8n's environment (e.g. NODE_OPTIONS).
+ */
+export async function startBenchN8n(env: Record<string, string> = {}, alsoInstall: string[] = []): Promise<BenchN8n> {
 	const h = await realN8n();
 	const pkg = await packageTarball();
 	const userFolder = h.makeUserFolder('voucher-bench-n8n-');
-	await h.installCommunityPackage(userFolder, pkg);
+	for (const tarball of [pkg, ...alsoInstall]) await h.installCommunityPackage(userFolder, tarball);
 	const t0 = Date.now();
 	const n8n = await h.startN8n({
 		userFolder,
@@ -180,26 +200,36 @@ export function diyWorkflow(rows: number, prefix: string, sandboxUrl: string, cr
 	]);
 }
 
-/** Our action node as the measured step after the rows. */
-function oursAfterRows(name: string, rows: number, prefix: string, creds: Credentials, parameters: Record<string, unknown>): WorkflowJson {
+/** Our action node as the measured step after the rows; `node` adds node settings (e.g. onError). */
+function oursAfterRows(name: string, rows: number, prefix: string, creds: Credentials, parameters: Record<string, unknown>, node: Partial<Node> = {}): WorkflowJson {
 	return chain(`bench ${name} ${prefix}`, [
 		start,
 		rowsNode(rows, prefix),
-		{ id: name, name: MEASURED, type: ACTION_NODE, typeVersion: 1, position: [440, 0], parameters, credentials: { voucherServiceApi: creds.ours } },
+		{ id: name, name: MEASURED, type: ACTION_NODE, typeVersion: 1, position: [440, 0], parameters, credentials: { voucherServiceApi: creds.ours }, ...node },
 	]);
 }
 
-/** Ours: Order → Create, reference and amount from expressions. */
-export function ordersWorkflow(rows: number, prefix: string, creds: Credentials, concurrency?: number): WorkflowJson {
-	return oursAfterRows('orders', rows, prefix, creds, {
-		resource: 'order',
-		operation: 'create',
-		reference: '={{ $json.reference }}',
-		productCode: 'VCH-INSTANT',
-		amount: '={{ $json.amount }}',
-		quantity: 1,
-		options: concurrency === undefined ? {} : { concurrency },
-	});
+/**
+ * Ours: Order → Create, reference and amount from expressions, default options unless
+ * `maxConcurrency` is given. `continueOnFail` turns failed rows into error items to count.
+ */
+export function ordersWorkflow(rows: number, prefix: string, creds: Credentials, settings: { maxConcurrency?: number; continueOnFail?: boolean } = {}): WorkflowJson {
+	return oursAfterRows(
+		'orders',
+		rows,
+		prefix,
+		creds,
+		{
+			resource: 'order',
+			operation: 'create',
+			reference: '={{ $json.reference }}',
+			productCode: 'VCH-INSTANT',
+			amount: '={{ $json.amount }}',
+			quantity: 1,
+			options: settings.maxConcurrency === undefined ? {} : { concurrency: settings.maxConcurrency },
+		},
+		settings.continueOnFail ? { onError: 'continueRegularOutput' } : {},
+	);
 }
 
 /** Ours: Create for Recipients, recipients from input items (default columns, 100 per order). */

@@ -21,7 +21,7 @@ import {
 	type Credentials,
 } from './instance.mts';
 import type { WorkflowJson } from './realN8n.mts';
-import { atMost, envInt, fmt, info, machine, print, say, table } from './report.mts';
+import { atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table } from './report.mts';
 
 const N = envInt('BENCH_MEMORY_N', 10_000);
 const LATENCY = envInt('BENCH_MEMORY_LATENCY_MS', 0);
@@ -76,6 +76,7 @@ async function measure(label: string, build: (creds: Credentials, sandboxUrl: st
 	}
 }
 
+await beginRun();
 const ours = await measure('campaign', (creds) => campaignWorkflow(N, 'bench-mem-camp', creds));
 const diy = await measure('DIY', (creds, url) => diyWorkflow(N, 'bench-mem-diy', url, creds));
 print(
@@ -86,3 +87,4 @@ print(
 		info('peak counter reset before the run', ours.hwmReset && diy.hwmReset ? 'yes (clear_refs 5)' : 'no: sampled VmRSS only'),
 	]),
 );
+print(conditionsTable('bench:memory'));

@@ -1,5 +1,6 @@
 // Printing and statistics shared by the benchmarks. Nothing here fails on a
 // number: a goal is reported as met or missed, and the run goes on.
+import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 
 export interface Row {
@@ -69,7 +70,55 @@ export function median(values: number[]): number {
 }
 
 export function machine(): string {
-	return `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${new Date().toISOString()}`;
+	const noisy = start?.noisy ? ` — NOISY (1-min load ${fmt(start.load[0], 2)} before the start)` : '';
+	return `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${new Date().toISOString()}${noisy}`;
+}
+
+// ---- how quiet the machine was ------------------------------------------------
+
+/** A run whose 1-minute load average was above this before it started is marked NOISY. */
+export const NOISY_LOAD = 1.5;
+
+const loadAverage = (): number[] => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+
+/** Aggregate CPU jiffies from /proc/stat: all of them, and those stolen by the hypervisor. */
+function cpuJiffies(): { total: number; steal: number } {
+	const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+	// user nice system idle iowait irq softirq steal (guest time is already inside user)
+	return { total: fields.slice(0, 8).reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+}
+
+const stealPercent = (from: { total: number; steal: number }, to: { total: number; steal: number }) =>
+	to.total > from.total ? (100 * (to.steal - from.steal)) / (to.total - from.total) : 0;
+
+let start: { load: number[]; stealBefore: number; jiffies: ReturnType<typeof cpuJiffies>; at: string; noisy: boolean } | undefined;
+
+/**
+ * Call first thing in a benchmark: records the load average and the CPU steal over the
+ * second before the start (nothing of ours runs then). Tables printed afterwards carry
+ * NOISY in their title when the 1-minute load was above NOISY_LOAD.
+ */
+export async function beginRun(): Promise<void> {
+	const a = cpuJiffies();
+	await new Promise((r) => setTimeout(r, 1000));
+	const jiffies = cpuJiffies();
+	const load = loadAverage();
+	start = { load, stealBefore: stealPercent(a, jiffies), jiffies, at: new Date().toISOString(), noisy: load[0] > NOISY_LOAD };
+	say(`load average before the start ${load.map((l) => fmt(l, 2)).join(' ')}, steal ${fmt(start.stealBefore, 1)} %${start.noisy ? ' — NOISY' : ''}`);
+}
+
+/** Load and steal before and after the run, for the end of a benchmark's output. */
+export function conditionsTable(name: string): string {
+	if (!start) throw new Error('beginRun() was not called');
+	const load = loadAverage();
+	const during = stealPercent(start.jiffies, cpuJiffies());
+	const la = (l: number[]) => l.map((x) => fmt(x, 2)).join(' / ');
+	return table(`Machine during ${name}: ${start.noisy ? `NOISY (1-min load above ${NOISY_LOAD} before the start)` : 'quiet'}`, [
+		info('load average 1 / 5 / 15 min, before the start', la(start.load), start.at),
+		info('load average 1 / 5 / 15 min, after the run', la(load), new Date().toISOString()),
+		info('CPU steal, the second before the start', `${fmt(start.stealBefore, 1)} %`),
+		info('CPU steal, start to end of the run', `${fmt(during, 1)} %`),
+	]);
 }
 
 function goal(better: 'lower' | 'higher', measure: string, ours: number, reference: number, limit: number, unit: string, digits: number): Row {

@@ -7,7 +7,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 import { openDelivery, verifySignature } from '../nodes/shared/signature.ts';
-import { envInt, fmt, machine, median, print, table, type Row } from './report.mts';
+import { beginRun, conditionsTable, envInt, fmt, machine, median, print, table, type Row } from './report.mts';
 
 const SECRET = 'whsec_bench_0123456789abcdef';
 const ROUNDS = envInt('BENCH_SIG_ROUNDS', 15);
@@ -71,6 +71,8 @@ export function measureSignature(size: number): Row[] {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+	await beginRun();
 	const rows = [...measureSignature(1024), ...measureSignature(64 * 1024)];
 	print(table(`Benchmark 5: signature check per delivery (median of ${ROUNDS} alternating rounds) — ${machine()}`, rows));
+	print(conditionsTable('bench:signature'));
 }

@@ -6,6 +6,7 @@ import type { FaultOptions, SandboxOptions, WebhookTarget } from './server.mts';
 const USAGE = `Usage: npm run sandbox -- [options]
   --port N                 (SANDBOX_PORT, default 4010; 0 picks a free port)
   --latency-ms N           (SANDBOX_LATENCY_MS) added to every /v2 request
+  --rate-limit N           (SANDBOX_RATE_LIMIT) requests per second over which /v2 answers 429
   --processing-delay-ms N  (SANDBOX_PROCESSING_DELAY_MS, default 1500)
   --time-factor F          (SANDBOX_TIME_FACTOR, default 1) scales the webhook retry schedule
   --error-rate R  --reset-rate R  --commit-then-drop-rate R  --commit-then-500-rate R  --rate-limit-rate R
@@ -20,6 +21,7 @@ const USAGE = `Usage: npm run sandbox -- [options]
 const NUMERIC = {
 	port: 'SANDBOX_PORT',
 	'latency-ms': 'SANDBOX_LATENCY_MS',
+	'rate-limit': 'SANDBOX_RATE_LIMIT',
 	'processing-delay-ms': 'SANDBOX_PROCESSING_DELAY_MS',
 	'time-factor': 'SANDBOX_TIME_FACTOR',
 	'error-rate': 'SANDBOX_ERROR_RATE',
@@ -87,6 +89,7 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv): SandboxOptions {
 		host: '127.0.0.1',
 		port: num('port') ?? 4010,
 		latencyMs: num('latency-ms'),
+		rateLimitPerSecond: num('rate-limit'),
 		processingDelayMs: num('processing-delay-ms'),
 		timeFactor: num('time-factor'),
 		faults,

@@ -8,6 +8,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	timeFactor: 1,
 	processingDelayMs: 1500,
 	latencyMs: 0,
+	rateLimitPerSecond: 0,
 	faults: {},
 	webhooks: [],
 	orderNotFoundHttpStatus: 200,
@@ -107,6 +108,7 @@ export function applyOptions(
 				break;
 			case 'processingDelayMs':
 			case 'latencyMs':
+			case 'rateLimitPerSecond':
 			case 'initialBalanceNgn':
 				check(isNumber(v) && v >= 0, `${key} must be a number >= 0`);
 				break;

@@ -11,6 +11,7 @@ import { parseBody, readBody, send, text } from './http.mts';
 import type { Reply } from './http.mts';
 import { openLedger } from './ledger.mts';
 import { DEFAULT_OPTIONS, OptionError, applyOptions } from './options.mts';
+import { createRateLimiter } from './rateLimit.mts';
 import { createIssuer, maskCode, orderEventData, settleOrder } from './orders.mts';
 import { routeApi } from './routes.mts';
 import { createScheduler } from './timers.mts';
@@ -40,6 +41,8 @@ const loggablePath = (path: string) => path.split('/').slice(0, 4).join('/');
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	let opts = applyOptions(DEFAULT_OPTIONS, options);
 	let rollFault = createFaultRoller(opts.faults);
+	const limiterFor = (perSecond: number) => (perSecond > 0 ? createRateLimiter(perSecond) : null);
+	let rateLimiter = limiterFor(opts.rateLimitPerSecond);
 	const state: SandboxState = {
 		requests: [],
 		orders: new Map(),
@@ -83,6 +86,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			throw new OptionError('host and port cannot change at runtime');
 		opts = applyOptions(opts, patch);
 		if (patch.faults !== undefined) rollFault = createFaultRoller(opts.faults);
+		if (patch.rateLimitPerSecond !== undefined) rateLimiter = limiterFor(opts.rateLimitPerSecond);
 	}
 
 	function onPlaced(order: SandboxOrder): void {
@@ -140,6 +144,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		};
 
 		if (opts.latencyMs > 0) await sleep(opts.latencyMs);
+		const retryAfter = rateLimiter?.admit() ?? null;
+		if (retryAfter !== null) {
+			return finish(text(429, 'Too Many Requests', { 'retry-after': String(retryAfter) }));
+		}
 		const fault = rollFault(path);
 		entry.fault = fault;
 		if (fault === 'rateLimit') {

@@ -119,6 +119,8 @@ export interface SandboxOptions {
 	timeFactor?: number;
 	processingDelayMs?: number;
 	latencyMs?: number;
+	/** Requests per second over which /v2 answers 429 (token bucket, one second of burst); 0 = no limit. */
+	rateLimitPerSecond?: number;
 	faults?: FaultOptions;
 	webhooks?: WebhookTarget[];
 	orderNotFoundHttpStatus?: number;

@@ -106,3 +106,39 @@ describe('fault selection', () => {
 		expect(performance.now() - started).toBeGreaterThanOrEqual(245);
 	});
 });
+
+describe('rate limit', () => {
+	afterAll(() => sbx.configure({ rateLimitPerSecond: 0 }));
+	const countries = () => call(sbx, 'GET', '/v2/countries');
+
+	it('answers 429 with Retry-After once the second is used up', async () => {
+		sbx.configure({ rateLimitPerSecond: 1 });
+		const statuses = [(await countries()).status, (await countries()).status];
+		const refused = await countries();
+		expect([...statuses, refused.status]).toEqual([200, 429, 429]);
+		expect(refused.headers['retry-after']).toBe('1');
+	});
+
+	it('admits a burst of one second at the rate, not more', async () => {
+		sbx.configure({ rateLimitPerSecond: 50 });
+		const statuses = (await Promise.all(Array.from({ length: 80 }, countries))).map(
+			(r) => r.status,
+		);
+		const admitted = statuses.filter((status) => status === 200).length;
+		expect(admitted).toBeGreaterThanOrEqual(50);
+		expect(admitted).toBeLessThan(80);
+		expect(statuses.filter((status) => status !== 200).every((status) => status === 429)).toBe(
+			true,
+		);
+	});
+
+	it('admits again once the bucket has refilled, and 0 turns the limit off', async () => {
+		sbx.configure({ rateLimitPerSecond: 1 });
+		await countries();
+		expect((await countries()).status).toBe(429);
+		await new Promise((resolve) => setTimeout(resolve, 1100));
+		expect((await countries()).status).toBe(200);
+		sbx.configure({ rateLimitPerSecond: 0 });
+		for (let i = 0; i < 5; i++) expect((await countries()).status).toBe(200);
+	});
+});

@@ -97,11 +97,14 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	if (items.length === 0) return [[]];
 	const operation = chosenOperation.call(this);
 
-	const client = new VoucherApiClient(this);
+	// Workers take jobs up to the user's maximum; the client's pacing decides how many of
+	// their requests are really in flight.
+	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const maxConcurrency = concurrencyLimit(options.concurrency);
+	const client = new VoucherApiClient(this, maxConcurrency);
 	const plan = operation.plan
 		? await operation.plan.call(this, client)
 		: itemByItem(this, client, operation);
-	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 
 	const output = items.map((): INodeExecutionData[] => []);
 	const settle = (outcome: ItemOutcome) =>
@@ -109,7 +112,7 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	plan.settled.forEach(settle);
 	await mapWithConcurrency(
 		plan.jobs.length,
-		concurrencyLimit(options.concurrency),
+		maxConcurrency,
 		async (index) => {
 			const job = plan.jobs[index];
 			let outcomes: ItemOutcome[];

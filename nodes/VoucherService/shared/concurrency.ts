@@ -6,8 +6,12 @@
  */
 export const MAX_CONCURRENCY_LIMIT = 32;
 
-/** Requests in flight at once across input items. Low, because the service's rate limits are not published. */
-export const DEFAULT_CONCURRENCY = 5;
+/*
+ * The transport paces requests adaptively below this ceiling (starting at 4, backing off
+ * on 429, 5xx and slow answers), so the default can be the cap: a service that accepts
+ * more gets it, one that objects gets less.
+ */
+export const DEFAULT_CONCURRENCY = MAX_CONCURRENCY_LIMIT;
 
 /** The option's value as a whole number from 1 to MAX_CONCURRENCY_LIMIT. */
 export function concurrencyLimit(value: unknown): number {

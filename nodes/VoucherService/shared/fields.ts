@@ -78,13 +78,14 @@ export const outputModeField: INodeProperties = {
 };
 
 export const concurrencyOption: INodeProperties = {
-	displayName: 'Concurrency',
+	displayName: 'Maximum Concurrency',
+	// Saved workflows carry this name.
 	name: 'concurrency',
 	type: 'number',
 	default: DEFAULT_CONCURRENCY,
 	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY_LIMIT, numberPrecision: 0 },
 	description:
-		'How many input items are sent to the service at the same time. Output order always follows input order.',
+		'The most requests in flight at once. The node starts lower and finds the pace the service accepts by itself: it speeds up while answers come back fast and slows down at once on rate limits (HTTP 429), server errors or slow answers. Output order always follows input order.',
 };
 
 export const readOptionsField: INodeProperties = {

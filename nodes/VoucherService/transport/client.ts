@@ -7,9 +7,9 @@ import type {
 	INode,
 } from 'n8n-workflow';
 
+import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { asNodeError, VoucherApiError } from './errors';
 import { backoffDelay, parseRetryAfter, READ_RETRY, wait } from './retry';
-import type { BackoffPolicy } from './retry';
 import { API_CREDENTIAL } from '../../shared/credentials';
 
 /** The service answers every call with this envelope; `00` means success. */
@@ -66,7 +66,15 @@ export class VoucherApiClient {
 		credentials: ICredentialsDecrypted;
 	}>;
 
-	constructor(private readonly context: ApiContext) {}
+	/** One per node execution: every item's look-ups, retries and creates share it. */
+	private readonly pacing: AdaptiveConcurrency;
+
+	constructor(
+		private readonly context: ApiContext,
+		maxConcurrency = 1,
+	) {
+		this.pacing = new AdaptiveConcurrency(maxConcurrency);
+	}
 
 	get node(): INode {
 		return this.context.getNode();
@@ -95,6 +103,7 @@ export class VoucherApiClient {
 	/** One attempt. Resolves with the envelope for any enveloped answer, throws otherwise. */
 	async send(call: ApiCall): Promise<Envelope> {
 		const { baseUrl, credentials } = await this.credentialSettings();
+		const slot = await this.pacing.acquire();
 		let response: HttpResponse;
 		try {
 			response = (await this.context.helpers.httpRequestWithAuthentication.call(
@@ -112,33 +121,30 @@ export class VoucherApiClient {
 				{ credentialsDecrypted: credentials },
 			)) as HttpResponse;
 		} catch (error) {
+			this.pacing.release(slot, { overloaded: true });
 			throw this.networkError(error, call);
 		}
+		const http = response.statusCode;
+		this.pacing.release(slot, {
+			overloaded: http === 429 || http >= 500,
+			retryAfterMs: http === 429 ? parseRetryAfter(response.headers?.['retry-after']) : undefined,
+		});
 		return this.toEnvelope(response, call);
 	}
 
-	/** Sends, unwraps `00` to its data, and retries reads on transient failures. */
-	async request<T>(call: ApiCall): Promise<T> {
-		const policy = call.method === 'GET' ? READ_RETRY : undefined;
-		const envelope = await this.withRetry(policy, () => this.send(call));
-		return envelope.data as T;
-	}
-
-	private async withRetry<T>(
-		policy: BackoffPolicy | undefined,
-		attempt: () => Promise<T>,
-	): Promise<T> {
-		for (let attemptNumber = 1; ; attemptNumber++) {
+	/** A read: sends, unwraps `00` to its data, and retries on transient failures. */
+	async request<T>(call: ApiCall & { method: 'GET' }): Promise<T> {
+		for (let attempt = 1; ; attempt++) {
 			try {
-				return await attempt();
+				return (await this.send(call)).data as T;
 			} catch (error) {
 				const retriable =
 					error instanceof VoucherApiError &&
 					(error.outcomeUnknown || error.kind === 'rateLimited');
-				if (!policy || !retriable || attemptNumber >= policy.attempts) {
+				if (!retriable || attempt >= READ_RETRY.attempts) {
 					throw asNodeError(this.node, error);
 				}
-				await wait(error.retryAfterMs ?? backoffDelay(policy, attemptNumber));
+				await wait(error.retryAfterMs ?? backoffDelay(READ_RETRY, attempt));
 			}
 		}
 	}

@@ -1,0 +1,107 @@
+// The trigger benchmarks' shared set-up: three active workflows in one n8n, each
+// a trigger followed by NoOp — n8n's plain Webhook node (no verification), our
+// Voucher Service Trigger, and the minimal community trigger (bench/minimal-trigger)
+// that answers at once, the floor n8n puts under any community trigger.
+import { createHmac } from 'node:crypto';
+
+import { MINIMAL_TRIGGER_NODE, TRIGGER_NODE, executionCount, minimalTriggerTarball, startBenchN8n, type BenchN8n } from './instance.mts';
+import { fmt } from './report.mts';
+import type { Delivery, LoadResult } from './load.mts';
+
+const SECRET = 'whsec_bench_trigger_secret';
+const OURS_HOOK = 'b3c4d5e6-0000-4000-8000-00000000bech';
+const FLOOR_HOOK = 'b3c4d5e6-0000-4000-8000-0000000floor';
+const PLAIN_PATH = 'bench-plain-webhook';
+
+export type Hook = 'plain' | 'ours' | 'floor';
+export type Hooks = Record<Hook, { id: string; url: string }>;
+
+/** An n8n with our package and the minimal trigger installed the same way. */
+export async function startTriggerN8n(env: Record<string, string> = {}): Promise<BenchN8n> {
+	return await startBenchN8n(env, [minimalTriggerTarball()]);
+}
+
+const noOp = { id: 'noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} };
+const connect = (from: string) => ({ [from]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } });
+
+export async function setUpHooks(b: BenchN8n): Promise<Hooks> {
+	const cred = await b.rest.createCredential('Voucher webhooks (bench)', 'voucherServiceWebhookApi', { secret: SECRET });
+	const workflow = async (name: string, trigger: Record<string, unknown>) => {
+		const wf = await b.rest.createWorkflow({
+			name,
+			nodes: [{ id: 'trigger', position: [0, 0], ...trigger } as never, noOp],
+			connections: connect(String(trigger.name)),
+			settings: { executionOrder: 'v1' },
+		});
+		await b.rest.activateWorkflow(wf.id);
+		return wf.id;
+	};
+	const plain = await workflow('bench plain webhook', {
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: 'b3c4d5e6-0000-4000-8000-0000000plain',
+		parameters: { httpMethod: 'POST', path: PLAIN_PATH, responseMode: 'onReceived', options: {} },
+	});
+	const ours = await workflow('bench voucher trigger', {
+		name: 'Voucher Service Trigger',
+		type: TRIGGER_NODE,
+		typeVersion: 1,
+		webhookId: OURS_HOOK,
+		parameters: { events: ['ORDER_UPDATED', 'VOUCHER_UPDATED'], options: {} },
+		credentials: { voucherServiceWebhookApi: { id: cred.id, name: cred.name } },
+	});
+	const floor = await workflow('bench minimal trigger', {
+		name: 'Minimal Trigger',
+		type: MINIMAL_TRIGGER_NODE,
+		typeVersion: 1,
+		webhookId: FLOOR_HOOK,
+		parameters: {},
+	});
+	return {
+		plain: { id: plain, url: `${b.n8n.url}/webhook/${PLAIN_PATH}` },
+		ours: { id: ours, url: `${b.n8n.url}/webhook/${OURS_HOOK}/webhook` },
+		floor: { id: floor, url: `${b.n8n.url}/webhook/${FLOOR_HOOK}/webhook` },
+	};
+}
+
+let serial = 0;
+export function event(status = 'COMPLETED', orderNumber = `BENCH-${process.pid}-${++serial}`): string {
+	return JSON.stringify({
+		type: 'ORDER_UPDATED',
+		data: { orderNumber, reference: `ref-${orderNumber}`, status, vouchers: [{ value: 1000, serial, code: 'X', pin: '1234' }] },
+	});
+}
+export const signed = (body: string): Delivery => ({ body, headers: { signature: createHmac('sha512', SECRET).update(body).digest('hex') } });
+export const badSignature = (): Delivery => ({ body: event(), headers: { signature: 'ab'.repeat(64) } });
+/** The floor's refusals: a 401 it writes itself, and a 2xx that starts nothing. */
+export const floorRefuse = (): Delivery => ({ body: event(), headers: { 'x-floor': 'refuse' } });
+export const floorIgnore = (): Delivery => ({ body: event(), headers: { 'x-floor': 'ignore' } });
+
+/** Waits until a workflow has `expected` executions (bounded), so the next measurement starts quiet. */
+export async function drain(b: BenchN8n, workflowId: string, expected: number): Promise<number> {
+	const deadline = Date.now() + 120_000;
+	let n = 0;
+	while (Date.now() < deadline && (n = await executionCount(b.rest, workflowId)) < expected) await new Promise((r) => setTimeout(r, 500));
+	await new Promise((r) => setTimeout(r, 1000));
+	return n;
+}
+
+/** Rate over both halves; latency percentiles: the worse half's (conservative). */
+export function merge(a: LoadResult, b: LoadResult): LoadResult & { halves: string } {
+	const count = a.count + b.count;
+	const seconds = a.seconds + b.seconds;
+	const statuses = { ...a.statuses };
+	for (const [k, v] of Object.entries(b.statuses)) statuses[Number(k)] = (statuses[Number(k)] ?? 0) + v;
+	return {
+		...a,
+		count,
+		seconds,
+		perSecond: count / seconds,
+		p50: Math.max(a.p50, b.p50),
+		p99: Math.max(a.p99, b.p99),
+		statuses,
+		monoEndUs: b.monoEndUs,
+		halves: `${fmt(a.perSecond)} / ${fmt(b.perSecond)} /s`,
+	};
+}

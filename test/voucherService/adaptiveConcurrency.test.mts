@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+
+import {
+	AdaptiveConcurrency,
+	START_LIMIT,
+} from '../../nodes/VoucherService/transport/adaptiveConcurrency';
+import type { Slot } from '../../nodes/VoucherService/transport/adaptiveConcurrency';
+
+/** A pacer on a clock the test moves, with helpers to fill it and answer what is in flight. */
+function pacerOn(maxLimit: number) {
+	let now = 1_000;
+	const pacer = new AdaptiveConcurrency(maxLimit, () => now);
+	const inFlight: Slot[] = [];
+	return {
+		pacer,
+		inFlight,
+		tick: (ms: number) => (now += ms),
+		/** Asks for `count` slots; returns how many were granted at once. */
+		async ask(count: number): Promise<number> {
+			let granted = 0;
+			for (let i = 0; i < count; i++) {
+				void pacer.acquire().then((slot) => {
+					inFlight.push(slot);
+					granted++;
+				});
+			}
+			await Promise.resolve();
+			await Promise.resolve();
+			return granted;
+		},
+		/** Answers every request in flight after `latencyMs`, all alike. */
+		async answerAll(latencyMs: number, overloaded = false) {
+			now += latencyMs;
+			for (const slot of inFlight.splice(0)) pacer.release(slot, { overloaded });
+			await Promise.resolve();
+		},
+	};
+}
+
+describe('adaptive concurrency', () => {
+	it(`starts at ${START_LIMIT} in flight and doubles per round of fast, clean answers`, async () => {
+		const p = pacerOn(32);
+		expect(await p.ask(100)).toBe(START_LIMIT);
+		await p.answerAll(20);
+		expect(p.inFlight).toHaveLength(8);
+		await p.answerAll(20);
+		expect(p.inFlight).toHaveLength(16);
+	});
+
+	it('never exceeds the Maximum Concurrency', async () => {
+		const p = pacerOn(6);
+		await p.ask(1000);
+		for (let round = 0; round < 20; round++) await p.answerAll(20);
+		expect(p.inFlight).toHaveLength(6);
+		expect(p.pacer.currentLimit).toBe(6);
+	});
+
+	it('halves once per round on 429/5xx, then grows by one per round', async () => {
+		const p = pacerOn(32);
+		await p.ask(1000);
+		await p.answerAll(20);
+		await p.answerAll(20); // 16 in flight
+		await p.answerAll(20, true); // the whole round overloaded: one halving, not sixteen
+		expect(p.pacer.currentLimit).toBe(8);
+		expect(p.inFlight).toHaveLength(8);
+		await p.answerAll(20);
+		expect(p.pacer.currentLimit).toBe(9);
+		await p.answerAll(20);
+		expect(p.pacer.currentLimit).toBe(10);
+	});
+
+	it('treats a round of answers far slower than the fastest seen as overload', async () => {
+		const p = pacerOn(32);
+		await p.ask(1000);
+		await p.answerAll(10); // limit 8, fastest answer 10 ms
+		await p.answerAll(500);
+		expect(p.pacer.currentLimit).toBeLessThan(8);
+	});
+
+	it('does not halve for one slow answer among fast ones (a busy host, not a busy service)', async () => {
+		const p = pacerOn(32);
+		await p.ask(1000);
+		await p.answerAll(10);
+		await p.answerAll(10); // limit 16
+		const [slow, ...fast] = p.inFlight.splice(0);
+		p.tick(10);
+		for (const slot of fast) p.pacer.release(slot, { overloaded: false });
+		p.tick(290);
+		p.pacer.release(slow, { overloaded: false });
+		expect(p.pacer.currentLimit).toBeGreaterThanOrEqual(16);
+	});
+
+	it('does not grow a limit the node is not using', async () => {
+		const p = pacerOn(32);
+		await p.ask(2);
+		for (let round = 0; round < 5; round++) {
+			await p.answerAll(10);
+			await p.ask(2 - p.inFlight.length);
+		}
+		expect(p.pacer.currentLimit).toBe(START_LIMIT);
+	});
+
+	it('holds every new request back until a Retry-After has passed', async () => {
+		const pacer = new AdaptiveConcurrency(32);
+		const first = await pacer.acquire();
+		const pausedAt = Date.now();
+		pacer.release(first, { overloaded: true, retryAfterMs: 150 });
+		await pacer.acquire();
+		expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(145);
+	});
+});
