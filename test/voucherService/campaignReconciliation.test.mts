@@ -675,6 +675,20 @@ describe('outputs and errors of a run', () => {
 		});
 	});
 
+	it('every row of an order the spending guard refused gets an error that names that row', async () => {
+		const run = await runCampaign(
+			uniqueReference('guard-rows'),
+			atAmount(sheet(3), 2000),
+			{ maxOrderTotal: 5000 },
+			{ continueOnFail: true },
+		);
+		expect(run.posts).toBe(0);
+		// Today all three say "Item 0: order total NGN 6,000.00 is above …".
+		run.json.forEach((item, index) =>
+			expect(String(item.error)).toMatch(new RegExp(`^Item ${index}: `)),
+		);
+	});
+
 	it('an existing COMPLETED order without a voucher list is not called PROCESSING, nor promised to clear', async () => {
 		const base = uniqueReference('nolist');
 		const rows = sheet(2);
