@@ -550,3 +550,181 @@ describe('Dry Run', () => {
 		expect(hints(dry)[0].message).toMatch(/buy 3 vouchers in 1 new order for NGN 7\.50/);
 	});
 });
+
+/*
+ * Review of issue 9: what it takes to spend without the guard, send a second voucher, mislabel
+ * an output, or give an error that does not name the item and the field.
+ */
+
+const atAmount = (rows: Row[], amount: number) => rows.map((row) => ({ ...row, amount }));
+
+describe('the spending guard fails closed', () => {
+	it('a Maximum Order Total that is not a number (an expression giving "5,000") refuses, it does not turn the guard off', async () => {
+		// 3 × 2,000 = 6,000 NGN in one order, above the 5,000 the user meant.
+		const run = await runCampaign(uniqueReference('guard-node'), atAmount(sheet(3), 2000), {
+			maxOrderTotal: '={{ "5,000" }}',
+		});
+		expect(run.posts).toBe(0);
+		expect(run.error?.message).toMatch(/Maximum Order Total/);
+	});
+
+	it('the same on Create', async () => {
+		const run = await runVoucher(sandbox, {
+			resource: 'order',
+			operation: 'create',
+			reference: uniqueReference('guard-create'),
+			productCode: 'VCH-INSTANT',
+			amount: 2000,
+			quantity: 3,
+			options: { maxOrderTotal: '={{ "NGN 5000" }}' },
+		});
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
+		expect(run.error?.message).toMatch(/Maximum Order Total/);
+	});
+
+	it("a credential limit that is not a number refuses too, whatever the node's limit", async () => {
+		// A credential field filled from an expression or a variable that is not set right.
+		const run = await runCampaign(
+			uniqueReference('guard-cred'),
+			atAmount(sheet(3), 2000),
+			{},
+			{ credential: { maxOrderTotal: '5,000' as unknown as number } },
+		);
+		expect(run.posts).toBe(0);
+		expect(run.error).toBeDefined();
+	});
+});
+
+describe('options given by expressions are checked, and errors name them', () => {
+	it('Recipients per Order that is not a number: an error naming the option, nothing sent', async () => {
+		const run = await runCampaign(uniqueReference('per-nan'), sheet(3), {
+			recipientsPerOrder: '={{ "ten" }}',
+		});
+		expect(run.posts).toBe(0);
+		// Today: "Cannot read properties of undefined (reading 'itemIndex')".
+		expect(run.error?.message).toMatch(/Recipients per Order/);
+	});
+
+	it('Wait Timeout that is not a number: an error naming the option, not a poll loop without pause', async () => {
+		const base = uniqueReference('wait-nan');
+		const slow = { extra: { productCode: 'VCH-SLOW-COMPLETED' } };
+		sandbox.configure({ processingDelayMs: 1000 });
+		try {
+			await runCampaign(base, sheet(2), {}, slow);
+			// The earlier orders stay PROCESSING for about a second; today NaN ms means no pause
+			// between polls, so this run sends Get Order hundreds of times until they complete.
+			const run = await runCampaign(base, sheet(2), { waitTimeoutSeconds: '={{ "2 min" }}' }, slow);
+			expect(run.gets).toBeLessThan(DISCOVERY_MISSES + 10);
+			expect(run.error?.message).toMatch(/Wait Timeout/);
+		} finally {
+			sandbox.configure({ processingDelayMs: 300 });
+		}
+	});
+});
+
+describe('a dry run on Create', () => {
+	it('counts two items with the same new reference once, as the real run buys it once', async () => {
+		const reference = uniqueReference('dry-dup');
+		const parameters = (dryRun: boolean) => ({
+			resource: 'order',
+			operation: 'create',
+			reference,
+			productCode: 'VCH-INSTANT',
+			amount: 1000,
+			quantity: 1,
+			options: { dryRun },
+		});
+		const items = [{ row: 1 }, { row: 2 }];
+		const dry = await runVoucher(sandbox, parameters(true), { items });
+		const before = sandbox.state.ledger.at(-1)!.balanceAfterKobo;
+		await runVoucher(sandbox, parameters(false), { items });
+		expect(before - sandbox.state.ledger.at(-1)!.balanceAfterKobo).toBe(100_000);
+		// Today: "a real run would buy 2 vouchers in 2 new orders for NGN 2,000.00".
+		const hint = dry.run.data.resultData.runData['Node under test'][0].hints?.[0]?.message;
+		expect(hint).toMatch(/buy 1 voucher in 1 new order for NGN 1,000\.00/);
+		expect(dry.json.filter((item) => item.wouldBuy === true)).toHaveLength(1);
+	});
+});
+
+describe('outputs and errors of a run', () => {
+	it('a row bought by this run whose answer was dropped is not reported as alreadyExisted', async () => {
+		sandbox.configure({ faults: { commitThenDropRate: 1, paths: ['/v2/orders/recipients'] } });
+		let run;
+		try {
+			run = await runCampaign(uniqueReference('drop'), atAmount(sheet(2), 1000));
+		} finally {
+			sandbox.configure({ faults: {} });
+		}
+		expect(run.error).toBeUndefined();
+		expect(run.posts).toBe(1);
+		// These rows were bought now (a dry run just before says wouldBuy: true); a sheet
+		// written back from this output would say an earlier run bought them.
+		expect(run.json.map((row) => row.alreadyExisted)).toEqual([false, false]);
+	});
+
+	it('every row of an order the service refused gets an error that names that row', async () => {
+		const run = await runCampaign(
+			uniqueReference('refused'),
+			atAmount(sheet(3), 1000),
+			{},
+			{ extra: { templateId: 99 }, continueOnFail: true },
+		);
+		expect(run.posts).toBe(1);
+		run.main.forEach((item, index) => {
+			expect(item.pairedItem).toEqual({ item: index });
+			// Today: "The voucher service refused the request: Invalid template: 99 (code 05)" on
+			// all three, and the error's itemIndex is 0 on every one of them.
+			expect(String(item.json.error)).toMatch(new RegExp(`^Item ${index}: `));
+			expect((item.error as { context?: IDataObject } | undefined)?.context?.itemIndex).toBe(index);
+		});
+	});
+
+	it('every row of an order the spending guard refused gets an error that names that row', async () => {
+		const run = await runCampaign(
+			uniqueReference('guard-rows'),
+			atAmount(sheet(3), 2000),
+			{ maxOrderTotal: 5000 },
+			{ continueOnFail: true },
+		);
+		expect(run.posts).toBe(0);
+		// Today all three say "Item 0: order total NGN 6,000.00 is above …".
+		run.json.forEach((item, index) =>
+			expect(String(item.error)).toMatch(new RegExp(`^Item ${index}: `)),
+		);
+	});
+
+	it('an existing COMPLETED order without a voucher list is not called PROCESSING, nor promised to clear', async () => {
+		const base = uniqueReference('nolist');
+		const rows = sheet(2);
+		await runCampaign(base, rows);
+		// The spec types vouchers as "array or null"; the sandbox answers null for an order
+		// without vouchers, so this is a COMPLETED order whose list is null.
+		sandbox.state.orders.get(`${base}-1`)!.vouchers = [];
+		const again = await runCampaign(base, [...rows, ...sheet(1, 'late')]);
+		expect(again.posts).toBe(0);
+		// Today: "… is still PROCESSING" and "a later run will finish the job"; the order is
+		// COMPLETED, so every later run stops at it in the same way.
+		expect(again.error?.message).not.toMatch(/still PROCESSING/);
+		expect(again.error?.description).not.toMatch(/a later run will finish the job/);
+	});
+});
+
+describe("the README's promise: no row is bought twice, whatever you change between runs", () => {
+	it('correcting the spelling of a name does not send a second voucher to the same mailbox', async () => {
+		const base = uniqueReference('rename');
+		const row = {
+			firstName: 'Jon',
+			lastName: 'Smith',
+			email: 'jon.smith@example.com',
+			amount: 2000,
+		};
+		await runCampaign(base, [row]);
+		const fixed = await runCampaign(base, [{ ...row, firstName: 'John' }]);
+		// Today: a second 2,000 NGN voucher is bought and mailed to jon.smith@example.com.
+		expect(fixed.posts).toBe(0);
+		const toMailbox = campaignOrders(base).flatMap((order) =>
+			order.vouchers.filter((voucher) => voucher.email === row.email),
+		);
+		expect(toMailbox).toHaveLength(1);
+	});
+});
