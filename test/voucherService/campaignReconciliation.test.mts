@@ -382,7 +382,9 @@ describe('what a run does after a failed order', () => {
 		expect(first.posts).toBe(1);
 		expect(String(first.json[0].error)).toMatch(/Invalid template/);
 		expect(String(first.json[5].error)).toMatch(
-			new RegExp(`^Item 5: not bought, because order ${base}-1 failed first in this run`),
+			new RegExp(
+				`^Item 5: not bought: order ${base}-3 was not sent, because order ${base}-1 failed first in this run`,
+			),
 		);
 		const fixed = rows.map((row) => ({ ...row, template: 1 }));
 		const again = await runCampaign(base, fixed, { concurrency: 1 }, { extra });
