@@ -20,7 +20,13 @@ function row(itemIndex: number, email: string): CampaignRow {
 		recipient,
 		recipientKey: recipientKey(recipient),
 		amountKobo: 100_000,
-		orderFields: { productCode: 'P', amount: 1000, templateId: 1 },
+		orderFields: {
+			productCode: 'P',
+			amount: 1000,
+			templateId: 1,
+			narration: undefined,
+			couponCode: undefined,
+		},
 		orderKey: 'k',
 	};
 }

@@ -153,7 +153,13 @@ function invalidOption(
 function readWaitTimeoutMs(context: IExecuteFunctions, itemIndex: number, value: unknown): number {
 	const seconds = optionNumber(value) ?? DEFAULT_WAIT_TIMEOUT_SECONDS;
 	if (!Number.isFinite(seconds) || seconds < 1) {
-		throw invalidOption(context, itemIndex, 'Wait Timeout (Seconds)', value, 'a number of 1 or more');
+		throw invalidOption(
+			context,
+			itemIndex,
+			'Wait Timeout (Seconds)',
+			value,
+			'a number of 1 or more',
+		);
 	}
 	return seconds * 1000;
 }

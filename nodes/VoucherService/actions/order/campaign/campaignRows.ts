@@ -8,7 +8,11 @@ import { readOrderFields } from '../orderParameters';
 
 export const RECIPIENT_FIELDS = ['firstName', 'lastName', 'email'] as const;
 
-export const RECIPIENT_FIELD_LABELS = { firstName: 'First Name', lastName: 'Last Name', email: 'Email' };
+export const RECIPIENT_FIELD_LABELS = {
+	firstName: 'First Name',
+	lastName: 'Last Name',
+	email: 'Email',
+};
 
 /** One valid row of a sheet: one recipient of one campaign. */
 export interface CampaignRow {

@@ -97,7 +97,9 @@ export function reconcile(rows: CampaignRow[], orders: CampaignOrder[]): RowDeci
 		const same = claimedBy[index];
 		if (same) return { kind: 'held', row, order: same.order, voucher: same.voucher };
 		if (unknown) return { kind: 'blocked', row, unknown };
-		const other = byRecipient.get(row.recipientKey)?.find((voucher) => voucher.kobo !== row.amountKobo);
+		const other = byRecipient
+			.get(row.recipientKey)
+			?.find((voucher) => voucher.kobo !== row.amountKobo);
 		if (other) return { kind: 'refused', row, heldKobo: other.kobo };
 		const renamed = unclaimedByMailbox.get(mailbox(row.recipient.email));
 		if (renamed && recipientKey(renamed.voucher) !== row.recipientKey) {
