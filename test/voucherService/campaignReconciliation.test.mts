@@ -382,7 +382,9 @@ describe('what a run does after a failed order', () => {
 		expect(first.posts).toBe(1);
 		expect(String(first.json[0].error)).toMatch(/Invalid template/);
 		expect(String(first.json[5].error)).toMatch(
-			new RegExp(`^Item 5: not bought, because order ${base}-1 failed first in this run`),
+			new RegExp(
+				`^Item 5: not bought: order ${base}-3 was not sent, because order ${base}-1 failed first in this run`,
+			),
 		);
 		const fixed = rows.map((row) => ({ ...row, template: 1 }));
 		const again = await runCampaign(base, fixed, { concurrency: 1 }, { extra });
@@ -548,5 +550,447 @@ describe('Dry Run', () => {
 			}),
 		]);
 		expect(hints(dry)[0].message).toMatch(/buy 3 vouchers in 1 new order for NGN 7\.50/);
+	});
+});
+
+/*
+ * Review of issue 9: what it takes to spend without the guard, send a second voucher, mislabel
+ * an output, or give an error that does not name the item and the field.
+ */
+
+const atAmount = (rows: Row[], amount: number) => rows.map((row) => ({ ...row, amount }));
+
+describe('the spending guard fails closed', () => {
+	it('a Maximum Order Total that is not a number (an expression giving "5,000") refuses, it does not turn the guard off', async () => {
+		// 3 × 2,000 = 6,000 NGN in one order, above the 5,000 the user meant.
+		const run = await runCampaign(uniqueReference('guard-node'), atAmount(sheet(3), 2000), {
+			maxOrderTotal: '={{ "5,000" }}',
+		});
+		expect(run.posts).toBe(0);
+		expect(run.error?.message).toMatch(/Maximum Order Total/);
+	});
+
+	it('the same on Create', async () => {
+		const run = await runVoucher(sandbox, {
+			resource: 'order',
+			operation: 'create',
+			reference: uniqueReference('guard-create'),
+			productCode: 'VCH-INSTANT',
+			amount: 2000,
+			quantity: 3,
+			options: { maxOrderTotal: '={{ "NGN 5000" }}' },
+		});
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
+		expect(run.error?.message).toMatch(/Maximum Order Total/);
+	});
+
+	it("a credential limit that is not a number refuses too, whatever the node's limit", async () => {
+		// A credential field filled from an expression or a variable that is not set right.
+		const run = await runCampaign(
+			uniqueReference('guard-cred'),
+			atAmount(sheet(3), 2000),
+			{},
+			{ credential: { maxOrderTotal: '5,000' as unknown as number } },
+		);
+		expect(run.posts).toBe(0);
+		expect(run.error).toBeDefined();
+	});
+});
+
+describe('options given by expressions are checked, and errors name them', () => {
+	it('Recipients per Order that is not a number: an error naming the option, nothing sent', async () => {
+		const run = await runCampaign(uniqueReference('per-nan'), sheet(3), {
+			recipientsPerOrder: '={{ "ten" }}',
+		});
+		expect(run.posts).toBe(0);
+		// Today: "Cannot read properties of undefined (reading 'itemIndex')".
+		expect(run.error?.message).toMatch(/Recipients per Order/);
+	});
+
+	it('Wait Timeout that is not a number: an error naming the option, not a poll loop without pause', async () => {
+		const base = uniqueReference('wait-nan');
+		const slow = { extra: { productCode: 'VCH-SLOW-COMPLETED' } };
+		sandbox.configure({ processingDelayMs: 1000 });
+		try {
+			await runCampaign(base, sheet(2), {}, slow);
+			// The earlier orders stay PROCESSING for about a second; today NaN ms means no pause
+			// between polls, so this run sends Get Order hundreds of times until they complete.
+			const run = await runCampaign(base, sheet(2), { waitTimeoutSeconds: '={{ "2 min" }}' }, slow);
+			expect(run.gets).toBeLessThan(DISCOVERY_MISSES + 10);
+			expect(run.error?.message).toMatch(/Wait Timeout/);
+		} finally {
+			sandbox.configure({ processingDelayMs: 300 });
+		}
+	});
+});
+
+describe('a dry run on Create', () => {
+	it('counts two items with the same new reference once, as the real run buys it once', async () => {
+		const reference = uniqueReference('dry-dup');
+		const parameters = (dryRun: boolean) => ({
+			resource: 'order',
+			operation: 'create',
+			reference,
+			productCode: 'VCH-INSTANT',
+			amount: 1000,
+			quantity: 1,
+			options: { dryRun },
+		});
+		const items = [{ row: 1 }, { row: 2 }];
+		const dry = await runVoucher(sandbox, parameters(true), { items });
+		const before = sandbox.state.ledger.at(-1)!.balanceAfterKobo;
+		await runVoucher(sandbox, parameters(false), { items });
+		expect(before - sandbox.state.ledger.at(-1)!.balanceAfterKobo).toBe(100_000);
+		// Today: "a real run would buy 2 vouchers in 2 new orders for NGN 2,000.00".
+		const hint = dry.run.data.resultData.runData['Node under test'][0].hints?.[0]?.message;
+		expect(hint).toMatch(/buy 1 voucher in 1 new order for NGN 1,000\.00/);
+		expect(dry.json.filter((item) => item.wouldBuy === true)).toHaveLength(1);
+	});
+});
+
+describe('outputs and errors of a run', () => {
+	it('a row bought by this run whose answer was dropped is not reported as alreadyExisted', async () => {
+		sandbox.configure({ faults: { commitThenDropRate: 1, paths: ['/v2/orders/recipients'] } });
+		let run;
+		try {
+			run = await runCampaign(uniqueReference('drop'), atAmount(sheet(2), 1000));
+		} finally {
+			sandbox.configure({ faults: {} });
+		}
+		expect(run.error).toBeUndefined();
+		expect(run.posts).toBe(1);
+		// These rows were bought now (a dry run just before says wouldBuy: true); a sheet
+		// written back from this output would say an earlier run bought them.
+		expect(run.json.map((row) => row.alreadyExisted)).toEqual([false, false]);
+	});
+
+	it('every row of an order the service refused gets an error that names that row', async () => {
+		const run = await runCampaign(
+			uniqueReference('refused'),
+			atAmount(sheet(3), 1000),
+			{},
+			{ extra: { templateId: 99 }, continueOnFail: true },
+		);
+		expect(run.posts).toBe(1);
+		run.main.forEach((item, index) => {
+			expect(item.pairedItem).toEqual({ item: index });
+			// Today: "The voucher service refused the request: Invalid template: 99 (code 05)" on
+			// all three, and the error's itemIndex is 0 on every one of them.
+			expect(String(item.json.error)).toMatch(new RegExp(`^Item ${index}: `));
+			expect((item.error as { context?: IDataObject } | undefined)?.context?.itemIndex).toBe(index);
+		});
+	});
+
+	it('every row of an order the spending guard refused gets an error that names that row', async () => {
+		const run = await runCampaign(
+			uniqueReference('guard-rows'),
+			atAmount(sheet(3), 2000),
+			{ maxOrderTotal: 5000 },
+			{ continueOnFail: true },
+		);
+		expect(run.posts).toBe(0);
+		// Today all three say "Item 0: order total NGN 6,000.00 is above …".
+		run.json.forEach((item, index) =>
+			expect(String(item.error)).toMatch(new RegExp(`^Item ${index}: `)),
+		);
+	});
+
+	it('an existing COMPLETED order without a voucher list is not called PROCESSING, nor promised to clear', async () => {
+		const base = uniqueReference('nolist');
+		const rows = sheet(2);
+		await runCampaign(base, rows);
+		// The spec types vouchers as "array or null"; the sandbox answers null for an order
+		// without vouchers, so this is a COMPLETED order whose list is null.
+		sandbox.state.orders.get(`${base}-1`)!.vouchers = [];
+		const again = await runCampaign(base, [...rows, ...sheet(1, 'late')]);
+		expect(again.posts).toBe(0);
+		// Today: "… is still PROCESSING" and "a later run will finish the job"; the order is
+		// COMPLETED, so every later run stops at it in the same way.
+		expect(again.error?.message).not.toMatch(/still PROCESSING/);
+		expect(again.error?.description).not.toMatch(/a later run will finish the job/);
+	});
+});
+
+describe("the README's promise: no row is bought twice, whatever you change between runs", () => {
+	it('correcting the spelling of a name does not send a second voucher to the same mailbox', async () => {
+		const base = uniqueReference('rename');
+		const row = {
+			firstName: 'Jon',
+			lastName: 'Smith',
+			email: 'jon.smith@example.com',
+			amount: 2000,
+		};
+		await runCampaign(base, [row]);
+		const fixed = await runCampaign(base, [{ ...row, firstName: 'John' }]);
+		// Today: a second 2,000 NGN voucher is bought and mailed to jon.smith@example.com.
+		expect(fixed.posts).toBe(0);
+		const toMailbox = campaignOrders(base).flatMap((order) =>
+			order.vouchers.filter((voucher) => voucher.email === row.email),
+		);
+		expect(toMailbox).toHaveLength(1);
+	});
+});
+
+/*
+ * The fixes after that review, beyond the cases above: the choices they made, each checked
+ * against the sandbox.
+ */
+
+const hintOf = (run: Awaited<ReturnType<typeof runVoucher>>) =>
+	run.run.data.resultData.runData['Node under test'][0].hints?.[0]?.message;
+
+describe('spending limits, read strictly', () => {
+	it("names the credential's limit when that is the one that is not a number, and sends nothing", async () => {
+		const run = await runCampaign(
+			uniqueReference('guard-named'),
+			sheet(2),
+			{ maxOrderTotal: 100_000 },
+			{ credential: { maxOrderTotal: 'NGN 5000' as unknown as number } },
+		);
+		expect(run.posts + run.gets).toBe(0);
+		expect(run.error?.message).toBe(
+			`Item 0: the credential's "Maximum Order Total (NGN)" is not a number of 0 or more`,
+		);
+	});
+
+	it('takes numeric text as a limit, and only empty or 0 as no limit', async () => {
+		const rows = atAmount(sheet(3), 2000);
+		const limited = await runCampaign(uniqueReference('guard-text'), rows, {
+			maxOrderTotal: '={{ "5000" }}',
+		});
+		expect(limited.posts).toBe(0);
+		expect(limited.error?.message).toMatch(
+			/^Item 0: not bought: order .*-1 of 3 recipients would be refused: order total NGN 6,000\.00 is above the maximum order total of NGN 5,000\.00/,
+		);
+		const unlimited = await runCampaign(
+			uniqueReference('guard-empty'),
+			rows,
+			{ maxOrderTotal: '={{ "" }}' },
+			{ credential: { maxOrderTotal: 0 } },
+		);
+		expect(unlimited.error).toBeUndefined();
+		expect(unlimited.posts).toBe(1);
+	});
+
+	it('applies Maximum Order Total to each order of a campaign, not to the campaign', async () => {
+		// Two orders of 2 × 1,000 NGN: each within 2,000, together 4,000 (Dry Run shows that total).
+		const base = uniqueReference('guard-per-order');
+		const rows = atAmount(sheet(4), 1000);
+		const options = { maxOrderTotal: 2000, recipientsPerOrder: 2 };
+		const dry = await runCampaign(base, rows, { ...options, dryRun: true });
+		expect(hintOf(dry)).toMatch(/buy 4 vouchers in 2 new orders for NGN 4,000\.00/);
+		const run = await runCampaign(base, rows, options);
+		expect(run.error).toBeUndefined();
+		expect(run.posts).toBe(2);
+		expectEveryRowHeldOnce(base, rows);
+	});
+});
+
+describe('options that are not whole or positive numbers', () => {
+	it.each([0, 2.5, -1])(
+		'Recipients per Order %s: an error naming it, nothing sent',
+		async (value) => {
+			const run = await runCampaign(uniqueReference('per-bad'), sheet(2), {
+				recipientsPerOrder: value,
+			});
+			expect(run.posts + run.gets).toBe(0);
+			expect(run.error?.message).toBe(
+				'Item 0: the option "Recipients per Order" must be a whole number of 1 or more',
+			);
+		},
+	);
+
+	it('Wait Timeout 0 on Create: an error naming the item and the option, nothing sent', async () => {
+		const run = await runVoucher(
+			sandbox,
+			{
+				resource: 'order',
+				operation: 'create',
+				reference: '={{ $json.reference }}',
+				productCode: 'VCH-SLOW-COMPLETED',
+				amount: 1000,
+				quantity: 1,
+				options: { waitForCompletion: true, waitTimeoutSeconds: '={{ $json.wait }}' },
+			},
+			{
+				items: [
+					{ reference: uniqueReference('wait-ok'), wait: 5 },
+					{ reference: uniqueReference('wait-0'), wait: 0 },
+				],
+			},
+		);
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
+		expect(run.error?.message).toBe(
+			'Item 1: the option "Wait Timeout (Seconds)" must be a number of 1 or more',
+		);
+	});
+});
+
+describe('a corrected name, and a shared mailbox', () => {
+	it('refuses the corrected name, naming the one the earlier run used', async () => {
+		const base = uniqueReference('rename-msg');
+		const row = { firstName: 'Jon', lastName: 'Smith', email: 'JON@example.com', amount: 1000 };
+		await runCampaign(base, [row]);
+		const fixed = await runCampaign(base, [
+			{ ...row, firstName: 'John', email: ' jon@example.com' },
+		]);
+		expect(fixed.posts).toBe(0);
+		expect(fixed.error?.message).toMatch(
+			/^Item 0: jon@example\.com already has a voucher in campaign ".*" under the name "Jon Smith"/,
+		);
+		expect(fixed.error?.description).toMatch(/change it back to "Jon Smith"/);
+		// Changed back, the row matches the voucher bought the first time.
+		const back = await runCampaign(base, [row]);
+		expect(back.posts).toBe(0);
+		expect(back.json[0]).toMatchObject({ alreadyExisted: true, firstName: 'Jon' });
+	});
+
+	it('buys for a second person at a mailbox whose voucher another row of the sheet holds', async () => {
+		const base = uniqueReference('shared');
+		const ann = { firstName: 'Ann', lastName: 'Lee', email: 'family@example.com', amount: 1000 };
+		const bob = { ...ann, firstName: 'Bob' };
+		await runCampaign(base, [ann]);
+		// Bob's row comes first: Ann's row still claims her voucher before Bob's row is decided.
+		const run = await runCampaign(base, [bob, ann]);
+		expect(run.error).toBeUndefined();
+		expect(run.posts).toBe(1);
+		expect(run.json.map((item) => item.alreadyExisted)).toEqual([false, true]);
+		const again = await runCampaign(base, [ann, bob]);
+		expect(again.posts).toBe(0);
+		expectEveryRowHeldOnce(base, [ann, bob]);
+	});
+});
+
+describe('dry runs with two items of the same new reference', () => {
+	const recipients = (
+		reference: string,
+		dryRun: boolean,
+		ifReferenceExists = 'returnExisting',
+	) => ({
+		resource: 'order',
+		operation: 'createForRecipients',
+		recipientsSource: 'manual',
+		reference,
+		productCode: 'VCH-INSTANT',
+		amount: 500,
+		templateId: 1,
+		recipients: {
+			recipient: [{ firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com' }],
+		},
+		options: { dryRun, ifReferenceExists },
+	});
+
+	it('on Create for Recipients → Enter Below: the second would not buy, and the hint equals the real spend', async () => {
+		const reference = uniqueReference('dry-dup-rcp');
+		const items = [{ row: 1 }, { row: 2 }];
+		const dry = await runVoucher(sandbox, recipients(reference, true), { items });
+		expect(dry.json.map((item) => item.wouldBuy)).toEqual([true, false]);
+		expect(dry.json[1]).toMatchObject({ sameReferenceAsItem: 0 });
+		expect(hintOf(dry)).toMatch(/buy 1 voucher in 1 new order for NGN 500\.00/);
+		const before = sandbox.state.ledger.at(-1)!.balanceAfterKobo;
+		await runVoucher(sandbox, recipients(reference, false), { items });
+		expect(before - sandbox.state.ledger.at(-1)!.balanceAfterKobo).toBe(50_000);
+	});
+
+	it('with If Reference Exists = Fail: the second item fails, as the real run would', async () => {
+		const reference = uniqueReference('dry-dup-fail');
+		const dry = await runVoucher(sandbox, recipients(reference, true, 'fail'), {
+			items: [{ row: 1 }, { row: 2 }],
+			continueOnFail: true,
+		});
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
+		expect(dry.json[0]).toMatchObject({ wouldBuy: true });
+		expect(String(dry.json[1].error)).toMatch(
+			new RegExp(`^Item 1: an order with reference "${reference}" would already exist`),
+		);
+		expect(hintOf(dry)).toMatch(/buy 1 voucher in 1 new order/);
+	});
+});
+
+describe('an order whose outcome stays unknown', () => {
+	it('names every one of its rows, each with its own item', async () => {
+		const base = uniqueReference('unknown');
+		sandbox.configure({ faults: { errorRate: 1, paths: ['/v2/orders/recipients'] } });
+		let run;
+		try {
+			run = await runCampaign(base, atAmount(sheet(3), 1000), {}, { continueOnFail: true });
+		} finally {
+			sandbox.configure({ faults: {} });
+		}
+		expect(campaignOrders(base)).toHaveLength(0);
+		run.main.forEach((item, index) => {
+			expect(String(item.json.error)).toMatch(
+				new RegExp(`^Item ${index}: not bought: order ${base}-1 failed: `),
+			);
+			expect((item.error as { context?: IDataObject } | undefined)?.context?.itemIndex).toBe(index);
+		});
+	});
+});
+
+describe('earlier orders by final status', () => {
+	it('a FAILED order counts the vouchers it lists: nothing is bought again for them', async () => {
+		const base = uniqueReference('failed-listed');
+		const rows = sheet(2);
+		await runCampaign(base, rows);
+		for (const order of campaignOrders(base)) order.status = 'FAILED';
+		const again = await runCampaign(base, rows);
+		expect(again.posts).toBe(0);
+		expect(again.json.every((row) => row.alreadyExisted === true && row.status === 'FAILED')).toBe(
+			true,
+		);
+	});
+
+	it('a PARTIALLY_COMPLETED order with an empty list blocks with its real status, and every run stops there', async () => {
+		const base = uniqueReference('partial-empty');
+		await runCampaign(base, sheet(1));
+		const order = sandbox.state.orders.get(`${base}-1`)!;
+		order.status = 'PARTIALLY_COMPLETED';
+		order.vouchers = [];
+		for (let run = 0; run < 2; run++) {
+			const again = await runCampaign(base, sheet(2), { waitTimeoutSeconds: 1 });
+			expect(again.posts).toBe(0);
+			expect(again.error?.message).toMatch(
+				new RegExp(
+					`order ${base}-1 of campaign "${base}" is PARTIALLY_COMPLETED but lists no vouchers`,
+				),
+			);
+			expect(again.error?.description).toMatch(/use a new base reference/);
+		}
+	});
+});
+
+describe('the sheet in one run', () => {
+	it('a person listed twice across two batches (Loop Over Items) gets one voucher: each batch is a run', async () => {
+		const base = uniqueReference('batches');
+		const [person] = sheet(1);
+		await runCampaign(base, [person]);
+		const second = await runCampaign(base, [person]);
+		expect(second.posts).toBe(0);
+		expect(vouchersPerRecipient(base).get(personKey(person))).toEqual([person.amount]);
+		// In one run the same two rows are two vouchers.
+		const whole = uniqueReference('whole');
+		await runCampaign(whole, [person, person]);
+		expect(vouchersPerRecipient(whole).get(personKey(person))).toHaveLength(2);
+	});
+});
+
+describe('a recipient column that is not in the input', () => {
+	it('Item 3: column "E-mail" not found in the input item, and nothing is sent', async () => {
+		const rows = sheet(4).map(({ email, ...rest }, index) =>
+			index === 3 ? rest : { ...rest, 'E-mail': email },
+		);
+		const run = await runCampaign(
+			uniqueReference('column'),
+			rows,
+			{},
+			{
+				extra: { emailField: 'E-mail' },
+			},
+		);
+		expect(run.posts + run.gets).toBe(0);
+		expect(run.error?.message).toBe('Item 3: column "E-mail" not found in the input item');
+		expect(run.error?.description).toMatch(
+			/"Email Column" names it\. The item's columns are: firstName, lastName, amount\./,
+		);
 	});
 });

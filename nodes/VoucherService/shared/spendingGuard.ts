@@ -3,29 +3,76 @@ import type { INode } from 'n8n-workflow';
 
 import { formatNaira, toKobo } from './money';
 
-/** The tightest of the credential's and the node's limits in kobo; undefined when neither is set (0). */
-export function spendingLimitKobo(limitsNgn: number[]): number | undefined {
-	const limits = limitsNgn
-		.filter((limit) => Number.isFinite(limit) && limit > 0)
-		.map((limit) => toKobo(limit) ?? Math.round(limit * 100));
-	return limits.length > 0 ? Math.min(...limits) : undefined;
+export const MAX_ORDER_TOTAL_LABEL = 'Maximum Order Total (NGN)';
+
+/** Where a spending limit was set: they are read and checked alike, but named apart in errors. */
+export type LimitSource = 'credential' | 'node';
+
+/** A limit as numeric text (an expression or a variable can give a string); no separators, no currency. */
+const LIMIT_TEXT = /^\d+(\.\d+)?$/;
+
+/**
+ * One limit in kobo; undefined when it is really not set (empty or 0). A limit that is
+ * present but not a finite number ≥ 0 ("5,000", "NGN 5000", NaN) fails closed: dropping it
+ * would turn the guard off without anyone noticing.
+ */
+export function readLimitKobo(
+	node: INode,
+	itemIndex: number,
+	source: LimitSource,
+	value: unknown,
+): number | undefined {
+	if (value === undefined || value === null || value === '' || value === 0) return undefined;
+	const naira =
+		typeof value === 'number'
+			? value
+			: typeof value === 'string' && LIMIT_TEXT.test(value.trim())
+				? Number(value.trim())
+				: Number.NaN;
+	if (!Number.isFinite(naira) || naira < 0) {
+		const where = source === 'credential' ? "the credential's" : "the node's";
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex}: ${where} "${MAX_ORDER_TOTAL_LABEL}" is not a number of 0 or more`,
+			{
+				itemIndex,
+				description: `It is ${JSON.stringify(String(value)).slice(0, 60)}. Nothing was sent. Write the limit as a plain number of Naira (e.g. 5000), or 0 for no limit${source === 'credential' ? ' on the credential' : ' on the node'}.`,
+			},
+		);
+	}
+	if (naira === 0) return undefined;
+	// More than 2 decimals: round down, so the limit is never loosened.
+	return toKobo(naira) ?? Math.floor(naira * 100);
 }
 
-/** Refuses an order whose total is above the limit, before any request. Totals are integer kobo. */
+/** The tightest of the limits in kobo; undefined when none is set. */
+export function tightestLimitKobo(limitsKobo: Array<number | undefined>): number | undefined {
+	const set = limitsKobo.filter((limit): limit is number => limit !== undefined);
+	return set.length > 0 ? Math.min(...set) : undefined;
+}
+
+/** Why an order's total is refused, or undefined when it is within the limit. Totals are integer kobo. */
+export function spendingLimitProblem(
+	totalKobo: number,
+	limitKobo: number | undefined,
+): string | undefined {
+	if (limitKobo === undefined || totalKobo <= limitKobo) return undefined;
+	return `order total ${formatNaira(totalKobo)} is above the maximum order total of ${formatNaira(limitKobo)}`;
+}
+
+export const SPENDING_LIMIT_ADVICE = `Nothing was sent. Raise "${MAX_ORDER_TOTAL_LABEL}" on the node or the credential if this order is intended.`;
+
+/** Refuses an order whose total is above the limit, before any request. */
 export function assertWithinSpendingLimit(
 	node: INode,
 	itemIndex: number,
 	totalKobo: number,
 	limitKobo: number | undefined,
 ): void {
-	if (limitKobo === undefined || totalKobo <= limitKobo) return;
-	throw new NodeOperationError(
-		node,
-		`Item ${itemIndex}: order total ${formatNaira(totalKobo)} is above the maximum order total of ${formatNaira(limitKobo)}`,
-		{
-			itemIndex,
-			description:
-				'Nothing was sent. Raise "Maximum Order Total (NGN)" on the node or the credential if this order is intended.',
-		},
-	);
+	const problem = spendingLimitProblem(totalKobo, limitKobo);
+	if (!problem) return;
+	throw new NodeOperationError(node, `Item ${itemIndex}: ${problem}`, {
+		itemIndex,
+		description: SPENDING_LIMIT_ADVICE,
+	});
 }

@@ -12,7 +12,7 @@ import {
 import { recipientOrderSchema, validate } from '../../shared/validation';
 import type { ItemPlan } from '../types';
 import { planCampaign } from './campaign/campaign';
-import { RECIPIENT_FIELDS } from './campaign/campaignRows';
+import { RECIPIENT_FIELD_LABELS, RECIPIENT_FIELDS } from './campaign/campaignRows';
 import { campaignOptionsField, createOptionsField } from './createOptions';
 import { planItemOrders } from './itemOrders';
 import { readOrderFields } from './orderParameters';
@@ -21,8 +21,6 @@ import type { OrderRequest } from './orderRequest';
 
 const fromInputItems = { show: { recipientsSource: ['inputItems'] } };
 const entered = { show: { recipientsSource: ['manual'] } };
-
-const RECIPIENT_FIELD_LABELS = { firstName: 'First Name', lastName: 'Last Name', email: 'Email' };
 
 const properties: INodeProperties[] = [
 	referenceField(

@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { API_CREDENTIAL } from '../../../shared/credentials';
 import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
-import { spendingLimitKobo } from '../../shared/spendingGuard';
+import { readLimitKobo, tightestLimitKobo } from '../../shared/spendingGuard';
 import type { IfReferenceExists } from './safeCreate';
 
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
@@ -115,23 +116,80 @@ export interface CreateSettings {
 	waitTimeoutMs: number;
 }
 
-/** The credential's spending limit in NGN (0: none). Read once per run, not per item. */
-export async function readCredentialLimitNgn(context: IExecuteFunctions): Promise<number> {
+/** The credential's spending limit as stored (checked per item by readCreateSettings). Read once per run. */
+export async function readCredentialLimit(context: IExecuteFunctions): Promise<unknown> {
 	const credential = await context.getCredentials(API_CREDENTIAL);
-	return Number(credential.maxOrderTotal ?? 0);
+	return credential.maxOrderTotal;
 }
 
+/**
+ * A number option as given: a number, or numeric text from an expression; undefined when
+ * not set. Anything else is NaN, which the caller refuses by name.
+ */
+function optionNumber(value: unknown): number | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	if (typeof value === 'number') return value;
+	if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+	return Number.NaN;
+}
+
+function invalidOption(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	label: string,
+	value: unknown,
+	rule: string,
+): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		`Item ${itemIndex}: the option "${label}" must be ${rule}`,
+		{
+			itemIndex,
+			description: `It is ${JSON.stringify(String(value)).slice(0, 60)}. Nothing was sent.`,
+		},
+	);
+}
+
+function readWaitTimeoutMs(context: IExecuteFunctions, itemIndex: number, value: unknown): number {
+	const seconds = optionNumber(value) ?? DEFAULT_WAIT_TIMEOUT_SECONDS;
+	if (!Number.isFinite(seconds) || seconds < 1) {
+		throw invalidOption(
+			context,
+			itemIndex,
+			'Wait Timeout (Seconds)',
+			value,
+			'a number of 1 or more',
+		);
+	}
+	return seconds * 1000;
+}
+
+/** Recipients per Order of a campaign: a whole number ≥ 1, read from item 0 (one setting per run). */
+export function readRecipientsPerOrder(context: IExecuteFunctions): number {
+	const value = (context.getNodeParameter('options', 0, {}) as IDataObject).recipientsPerOrder;
+	const perOrder = optionNumber(value) ?? DEFAULT_RECIPIENTS_PER_ORDER;
+	if (!Number.isSafeInteger(perOrder) || perOrder < 1) {
+		throw invalidOption(context, 0, 'Recipients per Order', value, 'a whole number of 1 or more');
+	}
+	return perOrder;
+}
+
+/** Every create option of one item, checked: a bad one throws an error naming the item and the option. */
 export function readCreateSettings(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	credentialLimitNgn: number,
+	credentialLimit: unknown,
 ): CreateSettings {
+	const node = context.getNode();
 	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return {
 		dryRun: options.dryRun === true,
 		ifReferenceExists: (options.ifReferenceExists as IfReferenceExists) ?? 'returnExisting',
-		limitKobo: spendingLimitKobo([credentialLimitNgn, Number(options.maxOrderTotal ?? 0)]),
+		limitKobo: tightestLimitKobo([
+			readLimitKobo(node, itemIndex, 'credential', credentialLimit),
+			readLimitKobo(node, itemIndex, 'node', options.maxOrderTotal),
+		]),
 		waitForCompletion: options.waitForCompletion === true,
-		waitTimeoutMs: Number(options.waitTimeoutSeconds ?? DEFAULT_WAIT_TIMEOUT_SECONDS) * 1000,
+		waitTimeoutMs: readWaitTimeoutMs(context, itemIndex, options.waitTimeoutSeconds),
 	};
 }

@@ -34,7 +34,8 @@ export async function waitForTerminalStatus(
 	let delay = WAIT_POLL.firstDelayMs;
 	while (!isTerminal(order.status)) {
 		const remaining = deadline - Date.now();
-		if (remaining <= 0) return { ...result, order, waitTimedOut: true };
+		// `!(> 0)` also ends a wait whose timeout is not a number: never poll without a pause.
+		if (!(remaining > 0)) return { ...result, order, waitTimedOut: true };
 		await wait(Math.min(delay, remaining));
 		delay = Math.min(WAIT_POLL.maxDelayMs, delay * WAIT_POLL.factor);
 		order = (await findOrder(client, result.order.reference, itemIndex)) ?? order;

@@ -2,26 +2,24 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../../transport/client';
+import { asNodeError } from '../../../transport/errors';
 import { concurrencyLimit, mapWithConcurrency } from '../../../shared/concurrency';
 import { formatNaira } from '../../../shared/money';
+import { SPENDING_LIMIT_ADVICE, spendingLimitProblem } from '../../../shared/spendingGuard';
 import type { OrderResult } from '../../../shared/order';
 import type { ItemOutcome, ItemPlan, ItemsJob } from '../../types';
-import {
-	DEFAULT_RECIPIENTS_PER_ORDER,
-	readCreateSettings,
-	readCredentialLimitNgn,
-} from '../createOptions';
+import { readCreateSettings, readCredentialLimit, readRecipientsPerOrder } from '../createOptions';
 import type { CreateSettings } from '../createOptions';
 import { addDryRunHint } from '../dryRun';
 import { waitForTerminalStatus } from '../orderLookup';
-import { checkSpending, placeOrder } from '../orderPlacement';
-import { recipientOrderRequest } from '../orderRequest';
+import { placeOrder } from '../orderPlacement';
+import { orderTotalKobo, recipientOrderRequest } from '../orderRequest';
 import type { PlannedOrder } from '../orderRequest';
 import { readCampaignRow } from './campaignRows';
 import type { CampaignRow } from './campaignRows';
 import { campaignOrderReference, discoverCampaignOrders } from './discovery';
 import type { CampaignOrder } from './discovery';
-import { chunkNewRows, reconcile, vouchersKnown, vouchersOfRows } from './reconciliation';
+import { chunkNewRows, reconcile, recipientsOf, vouchersOfRows } from './reconciliation';
 import type { RowDecision } from './reconciliation';
 
 interface NewOrder {
@@ -41,6 +39,23 @@ function rowFailure(
 		description,
 	});
 	return { itemIndex, error };
+}
+
+/** The message of an error without its "Item <n>: " prefix, to restate it for another item. */
+const withoutItemPrefix = (message: string) => message.replace(/^Item \d+: /, '');
+
+/**
+ * Every row of an order that was not bought gets its own error, naming its own item, so a
+ * user with continueOnFail can tell which rows to look at.
+ */
+function rowsNotBought(node: INode, rows: CampaignRow[], reference: string, error: unknown) {
+	const { message, description } = asNodeError(node, error);
+	return rows.map((row) =>
+		rowFailure(node, row, [
+			`not bought: order ${reference} failed: ${withoutItemPrefix(message)}`,
+			description ?? 'No voucher was bought for this row.',
+		]),
+	);
 }
 
 const voucherFields = (voucher: IDataObject | undefined) =>
@@ -78,7 +93,7 @@ async function existingOrders(
 	const deadline = Date.now() + waitTimeoutMs;
 	return await mapWithConcurrency(orders.length, concurrency, async (index) => {
 		const { number, order } = orders[index];
-		if (vouchersKnown(order)) return orders[index];
+		if (recipientsOf(order) !== 'pending') return orders[index];
 		const waited = await waitForTerminalStatus(
 			client,
 			{ order },
@@ -111,11 +126,24 @@ function settledOutcome(
 				`${row.recipient.email} already has a voucher of ${formatNaira(decision.heldKobo)} in ${base}, so no voucher of ${formatNaira(row.amountKobo)} was bought`,
 				'Nothing was bought for this row. A campaign gives a person one voucher per row at the amount of that row; this person has no voucher of this amount left to match. To give them a voucher of another value, use a new base reference.',
 			]);
-		case 'blocked':
+		case 'renamed':
 			return rowFailure(node, row, [
-				`order ${decision.pending.reference} of ${base} is still PROCESSING, so nothing new was bought for this campaign`,
-				'Its recipients are unknown until it finishes, and this row may be one of them. Nothing is lost: a later run will finish the job. Raise "Wait Timeout (Seconds)" to wait longer.',
+				`${row.recipient.email} already has a voucher in ${base} under the name "${decision.heldName}", so no voucher was bought for this row`,
+				`Nothing was bought for this row. If the name was corrected since the earlier run, change it back to "${decision.heldName}" as that run used it: the voucher is then matched, not bought again. To give this person another voucher, use a new base reference.`,
 			]);
+		case 'blocked': {
+			const { reference, status } = decision.unknown;
+			if (recipientsOf(decision.unknown) === 'pending') {
+				return rowFailure(node, row, [
+					`order ${reference} of ${base} is still ${status}, so nothing new was bought for this campaign`,
+					'Its recipients are unknown until it finishes, and this row may be one of them. Nothing is lost: a later run will finish the job. Raise "Wait Timeout (Seconds)" to wait longer.',
+				]);
+			}
+			return rowFailure(node, row, [
+				`order ${reference} of ${base} is ${status} but lists no vouchers, so nothing new was bought for this campaign`,
+				'Its recipients cannot be read, and this row may be one of them; every run of this campaign stops here. Check the order with the service (Order → Get shows it), or use a new base reference.',
+			]);
+		}
 	}
 }
 
@@ -136,7 +164,7 @@ function newOrderJob(
 		run: async () => {
 			if (run.failedReference) {
 				const why: [string, string] = [
-					`not bought, because order ${run.failedReference} failed first in this run`,
+					`not bought: order ${reference} was not sent, because order ${run.failedReference} failed first in this run`,
 					`Order ${reference} was not sent: after a failed order no further order of the campaign is started, which keeps every order findable by the next run. Nothing is lost: run the workflow again to finish the job.`,
 				];
 				return rows.map((row) => rowFailure(node, row, why));
@@ -147,19 +175,23 @@ function newOrderJob(
 				result = await placeOrder(client, order, { ...settings, ifReferenceExists: 'fail' });
 			} catch (error) {
 				run.failedReference ??= reference;
-				return rows.map((row) => ({ itemIndex: row.itemIndex, error }));
+				return rowsNotBought(node, rows, reference, error);
 			}
 			const vouchers = vouchersOfRows(result.order, rows);
+			const proven = result.alreadyExisted && recipientsOf(result.order) === 'known';
 			return rows.map((row, index): ItemOutcome => {
 				// After an unanswered create the order found should be ours; prove it row by row.
-				if (result.alreadyExisted && vouchersKnown(result.order) && !vouchers[index]) {
+				if (proven && !vouchers[index]) {
 					run.failedReference ??= reference;
 					return rowFailure(node, row, [
 						`this row is not in order ${reference}, which answered after an unclear create`,
 						'No voucher was bought for this row. Was the same campaign running twice at the same time? Run the workflow again to finish the job.',
 					]);
 				}
-				return { itemIndex: row.itemIndex, json: [rowJson(row, result, vouchers[index])] };
+				// Sent by this run: with "fail" an order that predates the run is refused, so one
+				// found after an unanswered create is this run's (proven above when listed).
+				const bought = { ...result, alreadyExisted: false };
+				return { itemIndex: row.itemIndex, json: [rowJson(row, bought, vouchers[index])] };
 			});
 		},
 	};
@@ -177,11 +209,9 @@ export async function planCampaign(
 ): Promise<ItemPlan> {
 	const node = context.getNode();
 	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
-	const settings = readCreateSettings(context, 0, await readCredentialLimitNgn(context));
-	const perOrder = Math.max(
-		1,
-		Math.floor(Number(options.recipientsPerOrder ?? DEFAULT_RECIPIENTS_PER_ORDER)),
-	);
+	// One setting per run, read from item 0; a bad one stops the node before anything is sent.
+	const settings = readCreateSettings(context, 0, await readCredentialLimit(context));
+	const perOrder = readRecipientsPerOrder(context);
 	const concurrency = concurrencyLimit(options.concurrency);
 	const plan: ItemPlan = { settled: [], jobs: [] };
 
@@ -231,11 +261,14 @@ export async function planCampaign(
 					recipients: chunk.map((row) => row.recipient),
 				}),
 			};
-			try {
-				checkSpending(node, order, settings.limitKobo);
-			} catch (error) {
+			const overLimit = spendingLimitProblem(orderTotalKobo(order.request), settings.limitKobo);
+			if (overLimit) {
 				// Refused before sending, so it takes no number: numbers stay gap-free here.
-				for (const row of chunk) plan.settled.push({ itemIndex: row.itemIndex, error });
+				const why: [string, string] = [
+					`not bought: order ${order.request.body.reference} of ${chunk.length} recipients would be refused: ${overLimit}`,
+					`${SPENDING_LIMIT_ADVICE} The limit applies to each order of the campaign; lower "Recipients per Order" to make smaller orders.`,
+				];
+				for (const row of chunk) plan.settled.push(rowFailure(node, row, why));
 				continue;
 			}
 			number++;

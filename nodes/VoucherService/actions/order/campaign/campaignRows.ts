@@ -1,4 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { toKobo } from '../../../shared/money';
 import { campaignRowSchema, validate } from '../../../shared/validation';
@@ -6,6 +7,12 @@ import type { Recipient, RecipientOrderInput } from '../../../shared/validation'
 import { readOrderFields } from '../orderParameters';
 
 export const RECIPIENT_FIELDS = ['firstName', 'lastName', 'email'] as const;
+
+export const RECIPIENT_FIELD_LABELS = {
+	firstName: 'First Name',
+	lastName: 'Last Name',
+	email: 'Email',
+};
 
 /** One valid row of a sheet: one recipient of one campaign. */
 export interface CampaignRow {
@@ -44,7 +51,22 @@ function recipientValue(
 	const raw = context.getNode().parameters[parameter];
 	const value = context.getNodeParameter(parameter, itemIndex, field);
 	if (typeof raw === 'string' && raw.startsWith('=')) return value;
-	return context.getInputData()[itemIndex].json[String(value)];
+	const column = String(value);
+	const { json } = context.getInputData()[itemIndex];
+	if (Object.prototype.hasOwnProperty.call(json, column)) return json[column];
+	const columns = Object.keys(json);
+	throw new NodeOperationError(
+		context.getNode(),
+		`Item ${itemIndex}: column "${column}" not found in the input item`,
+		{
+			itemIndex,
+			description: `"${RECIPIENT_FIELD_LABELS[field]} Column" names it. ${
+				columns.length > 0
+					? `The item's columns are: ${columns.slice(0, 20).join(', ')}${columns.length > 20 ? ', …' : ''}.`
+					: 'The item has no columns.'
+			} Nothing was sent to the service.`,
+		},
+	);
 }
 
 /** Reads and validates one row; throws an error naming the item and the field. */

@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { isTerminal } from '../../../shared/order';
 import type { Order } from '../../../shared/order';
 import { recipientKey } from './campaignRows';
 import type { CampaignRow } from './campaignRows';
@@ -13,19 +14,27 @@ export type RowDecision =
 	| { kind: 'new'; row: CampaignRow }
 	/** The recipient holds vouchers of another value only: buying would give a second voucher. */
 	| { kind: 'refused'; row: CampaignRow; heldKobo: number }
-	/** An existing order's recipients are still unknown, and this row could be one of them. */
-	| { kind: 'blocked'; row: CampaignRow; pending: Order };
+	/**
+	 * The row's e-mail holds a voucher under another name that no row of this sheet claims:
+	 * most likely the name was corrected, and buying would mail a second voucher.
+	 */
+	| { kind: 'renamed'; row: CampaignRow; heldName: string }
+	/** An existing order's recipients are unknown, and this row could be one of them. */
+	| { kind: 'blocked'; row: CampaignRow; unknown: Order };
 
 /**
- * Whether an order's vouchers can be read: not while PROCESSING (the list is omitted). A
- * FAILED or CANCELED order holds no vouchers (the service lists none), so its recipients are
- * bought again in a new order.
+ * Whether an order's recipients can be read from its answer:
+ * - `pending`: not final yet (PROCESSING). Its listed vouchers count, but the list may be
+ *   incomplete, so it can be waited for;
+ * - `unlisted`: COMPLETED or PARTIALLY_COMPLETED without a voucher list. Final, so waiting
+ *   does not help: a person must check the order;
+ * - `known`: every voucher is listed. A FAILED or CANCELED order counts the vouchers it
+ *   lists; one that lists none holds none, so its recipients are bought again.
  */
-export function vouchersKnown(order: Order): boolean {
-	if (order.status === 'FAILED' || order.status === 'CANCELED') return true;
-	return (
-		Array.isArray(order.vouchers) && (order.vouchers.length > 0 || order.status !== 'PROCESSING')
-	);
+export function recipientsOf(order: Order): 'known' | 'pending' | 'unlisted' {
+	if (!isTerminal(order.status)) return 'pending';
+	if (order.status === 'FAILED' || order.status === 'CANCELED') return 'known';
+	return Array.isArray(order.vouchers) && order.vouchers.length > 0 ? 'known' : 'unlisted';
 }
 
 interface Held {
@@ -37,6 +46,11 @@ interface Held {
 
 /** A voucher value (a double in NGN) in kobo, for comparing with a row's amount. */
 export const voucherKobo = (voucher: IDataObject) => Math.round(Number(voucher.value) * 100);
+
+const mailbox = (email: unknown) =>
+	String(email ?? '')
+		.trim()
+		.toLowerCase();
 
 /** Every listed recipient voucher of the orders, by recipient, in order-number order. */
 function vouchersByRecipient(orders: CampaignOrder[]): Map<string, Held[]> {
@@ -59,20 +73,39 @@ function vouchersByRecipient(orders: CampaignOrder[]): Map<string, Held[]> {
  * voucher of that person and value, whatever the row order, chunking or settings of earlier
  * runs. So a person listed twice gets two vouchers, and never a third. Every voucher counts
  * whatever its delivery status: a FAILED item is shown on its row, not bought again.
+ *
+ * Every row claims its voucher first; only then are the others decided, so whether a voucher
+ * under another name belongs to a row of this sheet does not depend on the row order.
  */
 export function reconcile(rows: CampaignRow[], orders: CampaignOrder[]): RowDecision[] {
-	const pending = orders.find(({ order }) => !vouchersKnown(order))?.order;
+	const unknown = orders.find(({ order }) => recipientsOf(order) !== 'known')?.order;
 	const byRecipient = vouchersByRecipient(orders);
-	return rows.map((row): RowDecision => {
+	const claimedBy = rows.map((row) => {
 		const held = byRecipient.get(row.recipientKey) ?? [];
 		const same = held.find((voucher) => !voucher.claimed && voucher.kobo === row.amountKobo);
-		if (same) {
-			same.claimed = true;
-			return { kind: 'held', row, order: same.order, voucher: same.voucher };
+		if (same) same.claimed = true;
+		return same;
+	});
+	const unclaimedByMailbox = new Map<string, Held>();
+	for (const list of byRecipient.values()) {
+		for (const held of list) {
+			const key = mailbox(held.voucher.email);
+			if (!held.claimed && !unclaimedByMailbox.has(key)) unclaimedByMailbox.set(key, held);
 		}
-		if (pending) return { kind: 'blocked', row, pending };
-		const other = held.find((voucher) => voucher.kobo !== row.amountKobo);
+	}
+	return rows.map((row, index): RowDecision => {
+		const same = claimedBy[index];
+		if (same) return { kind: 'held', row, order: same.order, voucher: same.voucher };
+		if (unknown) return { kind: 'blocked', row, unknown };
+		const other = byRecipient
+			.get(row.recipientKey)
+			?.find((voucher) => voucher.kobo !== row.amountKobo);
 		if (other) return { kind: 'refused', row, heldKobo: other.kobo };
+		const renamed = unclaimedByMailbox.get(mailbox(row.recipient.email));
+		if (renamed && recipientKey(renamed.voucher) !== row.recipientKey) {
+			const { firstName, lastName } = renamed.voucher;
+			return { kind: 'renamed', row, heldName: `${String(firstName)} ${String(lastName)}` };
+		}
 		return { kind: 'new', row };
 	});
 }
