@@ -2,8 +2,8 @@
 //   BENCH_DISTS=<baseline dist>[,<candidate dist>] \
 //     bash scripts/with-node24.sh npx vitest run --config bench/perItem.config.mts
 // (vitest, because the n8n-core runner of the tests needs its module aliases.)
-// Each dist is a built package folder (npm run build, then copy dist/ aside for the
-// baseline). Both run the same 2,000 rows (reference and amount from expressions,
+// Each dist is a built package folder: npm run build, and copy the baseline's dist/ under
+// node_modules/ (e.g. node_modules/.perf-baseline) so it resolves n8n-workflow. Both run the same 2,000 rows (reference and amount from expressions,
 // everything else fixed, default options) through a real n8n-core workflow against
 // the sandbox at 0 ms latency, alternating for BENCH_ROUNDS rounds; the fastest of
 // each is kept. Env: BENCH_ORDERS_N (default 2000), BENCH_ROUNDS (default 5).
