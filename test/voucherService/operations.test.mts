@@ -101,6 +101,49 @@ describe('Order → Create (download)', () => {
 		}
 		expect(new Set(main.map((item) => item.json.serial)).size).toBe(3);
 	});
+
+	it('reads an expression inside a collection per item, and fixed values alike for every item', async () => {
+		// Fixed parameters are read once per run; a collection with one expression in it must not be.
+		const references = [uniqueReference('pe'), uniqueReference('pe'), uniqueReference('pe')];
+		const { main, error } = await runVoucher(
+			sandbox,
+			{
+				resource: 'order',
+				operation: 'create',
+				reference: '={{ $json.reference }}',
+				productCode: 'VCH-INSTANT',
+				amount: 100,
+				quantity: 1,
+				additionalFields: { pin: '={{ $json.pin }}' },
+				outputMode: '={{ $json.mode }}',
+				options: { maxOrderTotal: '={{ $json.limit }}' },
+			},
+			{
+				continueOnFail: true,
+				items: [
+					{ reference: references[0], pin: '1111', mode: 'order', limit: 1000 },
+					{ reference: references[1], pin: '2222', mode: 'order', limit: 50 },
+					{ reference: references[2], pin: '3333', mode: 'voucher', limit: 1000 },
+				],
+			},
+		);
+		expect(error).toBeUndefined();
+		expect(main.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(main[0].json).toMatchObject({ reference: references[0], status: 'COMPLETED' });
+		expect(String(main[1].json.error)).toContain('Item 1: order total');
+		expect(main[2].json).toMatchObject({ reference: references[2], orderStatus: 'COMPLETED' });
+		const posts = apiRequests(sandbox, 'POST');
+		expect(posts).toHaveLength(2);
+		expect(posts.map(({ body }) => {
+			const { reference, pin } = body as Record<string, unknown>;
+			return [reference, pin];
+		})).toEqual(
+			expect.arrayContaining([
+				[references[0], '1111'],
+				[references[2], '3333'],
+			]),
+		);
+	});
 });
 
 describe('Order → Create for Recipients', () => {

@@ -10,6 +10,7 @@ import { VoucherApiClient } from '../transport/client';
 import { asNodeError } from '../transport/errors';
 import { concurrencyLimit, mapWithConcurrency } from '../shared/concurrency';
 import { errorItem } from '../shared/errorItem';
+import { executionParameters } from '../shared/parameters';
 import * as country from './country';
 import * as order from './order';
 import * as template from './template';
@@ -71,8 +72,9 @@ function outputOf(context: IExecuteFunctions, outcome: ItemOutcome): INodeExecut
 	if (!('error' in outcome)) {
 		return outcome.json.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 	}
-	if (!context.continueOnFail()) throw asNodeError(context.getNode(), outcome.error);
-	return [errorItem(context.getNode(), outcome.error, itemIndex)];
+	const { node } = executionParameters(context);
+	if (!context.continueOnFail()) throw asNodeError(node, outcome.error);
+	return [errorItem(node, outcome.error, itemIndex)];
 }
 
 /** The operation the node is set to; a saved workflow can name one this version lacks. */

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { TERMINAL_ORDER_STATUSES } from '../../shared/orderStatus';
+import { executionParameters } from './parameters';
 
 export interface Order extends IDataObject {
 	orderNumber: string;
@@ -61,6 +62,6 @@ export function orderItems(
 ): IDataObject[] {
 	return orderOutput(
 		result,
-		context.getNodeParameter('outputMode', itemIndex, 'order') as OutputMode,
+		executionParameters(context).get('outputMode', itemIndex, 'order') as OutputMode,
 	);
 }

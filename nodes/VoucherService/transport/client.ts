@@ -69,15 +69,15 @@ export class VoucherApiClient {
 	/** One per node execution: every item's look-ups, retries and creates share it. */
 	private readonly pacing: AdaptiveConcurrency;
 
+	/** Taken once: n8n-core deep-copies the node on every getNode(). */
+	readonly node: INode;
+
 	constructor(
 		private readonly context: ApiContext,
 		maxConcurrency = 1,
 	) {
 		this.pacing = new AdaptiveConcurrency(maxConcurrency);
-	}
-
-	get node(): INode {
-		return this.context.getNode();
+		this.node = context.getNode();
 	}
 
 	/** Read once, on first use: operations that never call the API need no API credential. */

@@ -9,6 +9,7 @@ import {
 	productCodeField,
 	referenceField,
 } from '../../shared/fields';
+import { executionParameters } from '../../shared/parameters';
 import { downloadOrderSchema, validate } from '../../shared/validation';
 import type { ItemPlan } from '../types';
 import { createOptionsField } from './createOptions';
@@ -62,10 +63,11 @@ export const description = updateDisplayOptions(
 
 function readRequest(context: IExecuteFunctions, itemIndex: number): OrderRequest {
 	const { fields, additional } = readOrderFields(context, itemIndex);
+	const parameters = executionParameters(context);
 	const input = validate(
 		downloadOrderSchema,
-		{ ...fields, quantity: context.getNodeParameter('quantity', itemIndex), pin: additional.pin },
-		context.getNode(),
+		{ ...fields, quantity: parameters.get('quantity', itemIndex), pin: additional.pin },
+		parameters.node,
 		itemIndex,
 	);
 	return downloadOrderRequest(input);

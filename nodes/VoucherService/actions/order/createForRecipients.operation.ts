@@ -16,6 +16,7 @@ import { RECIPIENT_FIELD_LABELS, RECIPIENT_FIELDS } from './campaign/campaignRow
 import { campaignOptionsField, createOptionsField } from './createOptions';
 import { planItemOrders } from './itemOrders';
 import { readOrderFields } from './orderParameters';
+import { executionParameters } from '../../shared/parameters';
 import { recipientOrderRequest } from './orderRequest';
 import type { OrderRequest } from './orderRequest';
 
@@ -126,15 +127,16 @@ export const description = updateDisplayOptions(
 
 function readRequest(context: IExecuteFunctions, itemIndex: number): OrderRequest {
 	const { fields, additional } = readOrderFields(context, itemIndex);
+	const parameters = executionParameters(context);
 	const input = validate(
 		recipientOrderSchema,
 		{
 			...fields,
-			templateId: context.getNodeParameter('templateId', itemIndex),
+			templateId: parameters.get('templateId', itemIndex),
 			recipients: context.getNodeParameter('recipients.recipient', itemIndex, []),
 			narration: additional.narration,
 		},
-		context.getNode(),
+		parameters.node,
 		itemIndex,
 	);
 	return recipientOrderRequest(input);

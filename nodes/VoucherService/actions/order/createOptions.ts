@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { API_CREDENTIAL } from '../../../shared/credentials';
 import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
+import { executionParameters } from '../../shared/parameters';
 import { readLimitKobo, tightestLimitKobo } from '../../shared/spendingGuard';
 import type { IfReferenceExists } from './safeCreate';
 
@@ -134,14 +135,14 @@ function optionNumber(value: unknown): number | undefined {
 }
 
 function invalidOption(
-	context: IExecuteFunctions,
+	node: INode,
 	itemIndex: number,
 	label: string,
 	value: unknown,
 	rule: string,
 ): NodeOperationError {
 	return new NodeOperationError(
-		context.getNode(),
+		node,
 		`Item ${itemIndex}: the option "${label}" must be ${rule}`,
 		{
 			itemIndex,
@@ -150,11 +151,11 @@ function invalidOption(
 	);
 }
 
-function readWaitTimeoutMs(context: IExecuteFunctions, itemIndex: number, value: unknown): number {
+function readWaitTimeoutMs(node: INode, itemIndex: number, value: unknown): number {
 	const seconds = optionNumber(value) ?? DEFAULT_WAIT_TIMEOUT_SECONDS;
 	if (!Number.isFinite(seconds) || seconds < 1) {
 		throw invalidOption(
-			context,
+			node,
 			itemIndex,
 			'Wait Timeout (Seconds)',
 			value,
@@ -169,7 +170,7 @@ export function readRecipientsPerOrder(context: IExecuteFunctions): number {
 	const value = (context.getNodeParameter('options', 0, {}) as IDataObject).recipientsPerOrder;
 	const perOrder = optionNumber(value) ?? DEFAULT_RECIPIENTS_PER_ORDER;
 	if (!Number.isSafeInteger(perOrder) || perOrder < 1) {
-		throw invalidOption(context, 0, 'Recipients per Order', value, 'a whole number of 1 or more');
+		throw invalidOption(context.getNode(), 0, 'Recipients per Order', value, 'a whole number of 1 or more');
 	}
 	return perOrder;
 }
@@ -180,8 +181,8 @@ export function readCreateSettings(
 	itemIndex: number,
 	credentialLimit: unknown,
 ): CreateSettings {
-	const node = context.getNode();
-	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const { node, get } = executionParameters(context);
+	const options = get('options', itemIndex, {}) as IDataObject;
 	return {
 		dryRun: options.dryRun === true,
 		ifReferenceExists: (options.ifReferenceExists as IfReferenceExists) ?? 'returnExisting',
@@ -190,6 +191,6 @@ export function readCreateSettings(
 			readLimitKobo(node, itemIndex, 'node', options.maxOrderTotal),
 		]),
 		waitForCompletion: options.waitForCompletion === true,
-		waitTimeoutMs: readWaitTimeoutMs(context, itemIndex, options.waitTimeoutSeconds),
+		waitTimeoutMs: readWaitTimeoutMs(node, itemIndex, options.waitTimeoutSeconds),
 	};
 }

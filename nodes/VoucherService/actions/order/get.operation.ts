@@ -5,6 +5,7 @@ import type { VoucherApiClient } from '../../transport/client';
 import { outputModeField, readOptionsField, referenceField } from '../../shared/fields';
 import { lookupSchema, validate } from '../../shared/validation';
 import { orderItems } from '../../shared/order';
+import { executionParameters } from '../../shared/parameters';
 import { findOrder } from './orderLookup';
 
 export const description = updateDisplayOptions(
@@ -17,15 +18,16 @@ export async function execute(
 	client: VoucherApiClient,
 	itemIndex: number,
 ): Promise<IDataObject[]> {
+	const { node, get } = executionParameters(this);
 	const { reference } = validate(
 		lookupSchema('reference', 'Reference'),
-		{ reference: this.getNodeParameter('reference', itemIndex) },
-		this.getNode(),
+		{ reference: get('reference', itemIndex) },
+		node,
 		itemIndex,
 	);
 	const order = await findOrder(client, reference, itemIndex);
 	if (!order) {
-		throw new NodeOperationError(this.getNode(), `Order ${reference} not found`, {
+		throw new NodeOperationError(node, `Order ${reference} not found`, {
 			itemIndex,
 			description: 'The service has no order with this reference (status code 04).',
 		});

@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { VoucherApiClient } from '../../transport/client';
 import { concurrencyLimit, mapWithConcurrency } from '../../shared/concurrency';
 import { orderItems } from '../../shared/order';
+import { executionParameters } from '../../shared/parameters';
 import type { ItemOutcome, ItemPlan } from '../types';
 import { readCreateSettings, readCredentialLimit } from './createOptions';
 import type { CreateSettings } from './createOptions';
@@ -83,6 +84,7 @@ export async function planItemOrders(
 	readRequest: (itemIndex: number) => OrderRequest,
 ): Promise<ItemPlan> {
 	const credentialLimit = await readCredentialLimit(context);
+	const { node } = executionParameters(context);
 	const plan: ItemPlan = { settled: [], jobs: [] };
 	const previews: Array<{ order: PlannedOrder; settings: CreateSettings }> = [];
 	context.getInputData().forEach((_, itemIndex) => {
@@ -91,7 +93,7 @@ export async function planItemOrders(
 		try {
 			order = { itemIndex, request: readRequest(itemIndex) };
 			settings = readCreateSettings(context, itemIndex, credentialLimit);
-			checkSpending(context.getNode(), order, settings.limitKobo);
+			checkSpending(node, order, settings.limitKobo);
 		} catch (error) {
 			plan.settled.push({ itemIndex, error });
 			return;

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
 import { readOptionsField } from '../../shared/fields';
+import { executionParameters } from '../../shared/parameters';
 import { lookupSchema, validate } from '../../shared/validation';
 
 export const description = updateDisplayOptions(
@@ -26,10 +27,11 @@ export async function execute(
 	client: VoucherApiClient,
 	itemIndex: number,
 ): Promise<IDataObject[]> {
+	const { node, get } = executionParameters(this);
 	const { voucherCode } = validate(
 		lookupSchema('voucherCode', 'Voucher code'),
-		{ voucherCode: this.getNodeParameter('voucherCode', itemIndex) },
-		this.getNode(),
+		{ voucherCode: get('voucherCode', itemIndex) },
+		node,
 		itemIndex,
 	);
 	const status = await client.request<IDataObject>({

@@ -1,0 +1,8 @@
+import { defineConfig } from 'vitest/config';
+
+import { n8nWorkflowSingleCopy } from '../test/support/singleN8nWorkflow.mts';
+
+export default defineConfig({
+	resolve: { alias: n8nWorkflowSingleCopy },
+	test: { include: ['bench/perItem.mts'], testTimeout: 1_800_000 },
+});
