@@ -25,8 +25,8 @@ import {
 	type Redis,
 } from './services.mts';
 
-export const WORKERS = 2;
-export const WEBHOOK_PROCESSES = 2;
+const WORKERS = 2;
+const WEBHOOK_PROCESSES = 2;
 
 export interface QueueCluster {
 	main: RunningN8n;
@@ -42,7 +42,7 @@ export interface QueueCluster {
 }
 
 /** The variables every process shares: queue mode, Redis, PostgreSQL, one encryption key. */
-export function queueEnv(postgres: Postgres, redis: Redis): Record<string, string> {
+function queueEnv(postgres: Postgres, redis: Redis): Record<string, string> {
 	return {
 		EXECUTIONS_MODE: 'queue',
 		QUEUE_BULL_REDIS_HOST: redis.host,

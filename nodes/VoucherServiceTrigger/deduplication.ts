@@ -75,7 +75,7 @@ export function processStore(scope: string): IDataObject {
  * assumption this rests on (a read and its write less than SETTLE_MS apart) and figures.
  */
 const PROCESSED_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 2 * MAX_ENTRIES };
-export const SETTLE_MS = 1000;
+const SETTLE_MS = 1000;
 const SETTLE_ROUNDS = 5;
 
 /*

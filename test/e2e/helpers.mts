@@ -97,7 +97,7 @@ export interface ExecutionSummary {
 }
 
 /** Every execution of a workflow; n8n 2.41 pages the list with an opaque cursor. */
-export async function allExecutions(
+async function allExecutions(
 	rest: N8nRest,
 	workflowId: string,
 ): Promise<ExecutionSummary[]> {

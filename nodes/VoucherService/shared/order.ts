@@ -19,7 +19,7 @@ export interface OrderResult {
 	waitTimedOut?: boolean;
 }
 
-export type OutputMode = 'order' | 'voucher';
+type OutputMode = 'order' | 'voucher';
 
 export function isTerminal(status: string): boolean {
 	return TERMINAL_ORDER_STATUSES.includes(status);
@@ -40,7 +40,7 @@ function orderFlags(result: OrderResult): IDataObject {
 }
 
 /** The items an order becomes: the order itself, or one per voucher with the order's keys copied on. */
-export function orderOutput(result: OrderResult, mode: OutputMode): IDataObject[] {
+function orderOutput(result: OrderResult, mode: OutputMode): IDataObject[] {
 	const { order } = result;
 	const flags = orderFlags(result);
 	const vouchers = order.vouchers ?? [];

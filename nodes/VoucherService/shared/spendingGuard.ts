@@ -3,7 +3,7 @@ import type { INode } from 'n8n-workflow';
 
 import { formatNaira, toKobo } from './money';
 
-export const MAX_ORDER_TOTAL_LABEL = 'Maximum Order Total (NGN)';
+const MAX_ORDER_TOTAL_LABEL = 'Maximum Order Total (NGN)';
 
 /** Where a spending limit was set: they are read and checked alike, but named apart in errors. */
 export type LimitSource = 'credential' | 'node';

@@ -21,7 +21,7 @@ export const READ_RETRY: BackoffPolicy = { attempts: 10, baseDelayMs: 200, maxDe
 export const CREATE_RETRY: BackoffPolicy = { attempts: 8, baseDelayMs: 200, maxDelayMs: 3_000 };
 
 /** Longest Retry-After we honour; a longer one is cut so a run cannot hang for hours. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * Exponential backoff with "equal jitter": half of the step is fixed so delays still grow,

@@ -7,7 +7,7 @@ import { executionParameters } from '../../shared/parameters';
 import { readLimitKobo, tightestLimitKobo } from '../../shared/spendingGuard';
 import type { IfReferenceExists } from './safeCreate';
 
-export const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
+const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
 
 const dryRunOption: INodeProperties = {
 	displayName: 'Dry Run',
@@ -60,7 +60,7 @@ const waitTimeoutOption: INodeProperties = {
 };
 
 /** Recipients per order when a campaign is split; the spec publishes no maximum. */
-export const DEFAULT_RECIPIENTS_PER_ORDER = 100;
+const DEFAULT_RECIPIENTS_PER_ORDER = 100;
 
 const optionsCollection = (options: INodeProperties[]): INodeProperties => ({
 	displayName: 'Options',

@@ -3,7 +3,7 @@ import { wait } from '../../transport/retry';
 import { isTerminal } from '../../shared/order';
 import type { Order, OrderResult } from '../../shared/order';
 
-export const ORDER_NOT_FOUND_CODE = '04';
+const ORDER_NOT_FOUND_CODE = '04';
 
 /** The order with this reference, or undefined when the service answers `04`. Reads are retried. */
 export async function findOrder(

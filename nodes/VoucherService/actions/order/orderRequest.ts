@@ -6,7 +6,7 @@ export const COUPON_JSON_KEY = 'couponCode';
 
 type Optional = { [COUPON_JSON_KEY]?: string };
 
-export type DownloadOrderBody = Optional & {
+type DownloadOrderBody = Optional & {
 	reference: string;
 	productCode: string;
 	amount: number;
@@ -14,7 +14,7 @@ export type DownloadOrderBody = Optional & {
 	pin?: string;
 };
 
-export type RecipientOrderBody = Optional & {
+type RecipientOrderBody = Optional & {
 	reference: string;
 	productCode: string;
 	amount: number;

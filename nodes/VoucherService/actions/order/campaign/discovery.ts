@@ -40,7 +40,7 @@ import { findOrder } from '../orderLookup';
  * Concurrency says: these are reads, retried on 429, and sending them a few at a time would
  * turn one round trip into seven at the default of 5, for every run of every campaign.
  */
-export const DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT;
+const DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT;
 
 export const campaignOrderReference = (base: string, number: number) => `${base}-${number}`;
 

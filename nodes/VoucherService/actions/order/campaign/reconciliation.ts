@@ -45,7 +45,7 @@ interface Held {
 }
 
 /** A voucher value (a double in NGN) in kobo, for comparing with a row's amount. */
-export const voucherKobo = (voucher: IDataObject) => Math.round(Number(voucher.value) * 100);
+const voucherKobo = (voucher: IDataObject) => Math.round(Number(voucher.value) * 100);
 
 const mailbox = (email: unknown) =>
 	String(email ?? '')
