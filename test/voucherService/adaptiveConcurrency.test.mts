@@ -15,11 +15,11 @@ function pacerOn(maxLimit: number) {
 		pacer,
 		inFlight,
 		tick: (ms: number) => (now += ms),
-		/** Asks for `count` slots; returns how many were granted at once. */
-		async ask(count: number): Promise<number> {
+		/** Asks for `count` slots (burst ones with `burst`); returns how many were granted at once. */
+		async ask(count: number, burst = false): Promise<number> {
 			let granted = 0;
 			for (let i = 0; i < count; i++) {
-				void pacer.acquire().then((slot) => {
+				void pacer.acquire(burst).then((slot) => {
 					inFlight.push(slot);
 					granted++;
 				});
@@ -98,6 +98,26 @@ describe('adaptive concurrency', () => {
 			await p.ask(2 - p.inFlight.length);
 		}
 		expect(p.pacer.currentLimit).toBe(START_LIMIT);
+	});
+
+	it('grants a burst window at once, and a clean burst lets what follows start near its pace', async () => {
+		const p = pacerOn(32);
+		expect(await p.ask(32, true)).toBe(32);
+		await p.answerAll(25);
+		// Each clean answer grows the limit while it is in use (slow start): from 4 to 19 here,
+		// instead of the two more rounds a ramp from START_LIMIT would take.
+		expect(p.pacer.currentLimit).toBeGreaterThanOrEqual(4 * START_LIMIT);
+		expect(await p.ask(40)).toBe(p.pacer.currentLimit);
+	});
+
+	it('halves after a burst answered with 429s, and the burst still waits for a Retry-After', async () => {
+		const p = pacerOn(32);
+		expect(await p.ask(8, true)).toBe(8);
+		const [first, ...rest] = p.inFlight.splice(0);
+		p.pacer.release(first, { overloaded: true, retryAfterMs: 1_000 });
+		for (const slot of rest) p.pacer.release(slot, { overloaded: true });
+		expect(p.pacer.currentLimit).toBe(START_LIMIT / 2);
+		expect(await p.ask(1, true)).toBe(0);
 	});
 
 	it('holds every new request back until a Retry-After has passed', async () => {

@@ -29,6 +29,8 @@ export interface ApiCall {
 	acceptCodes?: string[];
 	/** What to say when the service answers HTTP 404. */
 	notFoundMessage?: string;
+	/** Sent beside the pacing's current limit (see AdaptiveConcurrency.acquire). */
+	burst?: boolean;
 }
 
 interface HttpResponse {
@@ -103,7 +105,7 @@ export class VoucherApiClient {
 	/** One attempt. Resolves with the envelope for any enveloped answer, throws otherwise. */
 	async send(call: ApiCall): Promise<Envelope> {
 		const { baseUrl, credentials } = await this.credentialSettings();
-		const slot = await this.pacing.acquire();
+		const slot = await this.pacing.acquire(call.burst);
 		let response: HttpResponse;
 		try {
 			response = (await this.context.helpers.httpRequestWithAuthentication.call(

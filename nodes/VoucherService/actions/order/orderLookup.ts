@@ -5,17 +5,22 @@ import type { Order, OrderResult } from '../../shared/order';
 
 const ORDER_NOT_FOUND_CODE = '04';
 
-/** The order with this reference, or undefined when the service answers `04`. Reads are retried. */
+/**
+ * The order with this reference, or undefined when the service answers `04`. Reads are
+ * retried. `burst`: one of a bounded window of look-ups sent at once (see ApiCall.burst).
+ */
 export async function findOrder(
 	client: VoucherApiClient,
 	reference: string,
 	itemIndex: number,
+	burst = false,
 ): Promise<Order | undefined> {
 	return await client.request<Order | undefined>({
 		method: 'GET',
 		path: `/v2/orders/${encodeURIComponent(reference)}`,
 		itemIndex,
 		acceptCodes: [ORDER_NOT_FOUND_CODE],
+		burst,
 	});
 }
 

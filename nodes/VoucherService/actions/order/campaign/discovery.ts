@@ -36,9 +36,11 @@ import { findOrder } from '../orderLookup';
  *
  * Cost: highest number + DISCOVERY_MISSES look-ups; a new campaign costs DISCOVERY_MISSES,
  * a 100-order campaign 100 + DISCOVERY_MISSES. Each window (at most DISCOVERY_MISSES
- * references, starting where the last one ended) is read at once, whatever Maximum
- * Concurrency says: these are reads, retried on 429, and sending them a few at a time would
- * turn one round trip into seven at the default of 5, for every run of every campaign.
+ * references, starting where the last one ended) is read at once, beside the transport's
+ * pacing (a burst): these are reads, retried on 429 with Retry-After, and ramping them up
+ * from the pacing's start would turn one round trip into four, on every run of every
+ * campaign. Their answers still steer the pacing, so a window answered cleanly lets the
+ * creates start at that pace.
  */
 const DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT;
 
@@ -62,7 +64,7 @@ export async function discoverCampaignOrders(
 		const first = probed + 1;
 		const count = highest + DISCOVERY_MISSES - probed;
 		const window = await mapWithConcurrency(count, count, async (offset) =>
-			findOrder(client, campaignOrderReference(base, first + offset), itemIndex),
+			findOrder(client, campaignOrderReference(base, first + offset), itemIndex, true),
 		);
 		window.forEach((order, offset) => {
 			if (!order) return;
