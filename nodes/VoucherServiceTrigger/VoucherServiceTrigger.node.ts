@@ -138,7 +138,13 @@ export class VoucherServiceTrigger implements INodeType {
 		const key = deduplicationKey(event);
 		// A cheap first filter: copies that reach this process at once, and events whose
 		// executions already saved them in static data. execute() holds the real check.
-		if (key !== undefined && (this.getNodeParameter('suppressDuplicates', true) as boolean)) {
+		// A Test URL delivery (the editor listening) is neither filtered nor remembered, so
+		// it can never swallow the production copy of the same event.
+		const remembers =
+			key !== undefined &&
+			this.getMode() !== 'manual' &&
+			(this.getNodeParameter('suppressDuplicates', true) as boolean);
+		if (remembers) {
 			const now = Date.now();
 			const scope = `${this.getWorkflow().id}:${this.getNode().id}`;
 			const persisted = hasSeen(this.getWorkflowStaticData('node'), key, now);

@@ -38,6 +38,8 @@ export interface HostOptions {
 	db?: Database;
 	/** How long the rest of the workflow runs: n8n saves static data only at the end. */
 	workflowRunMs?: number;
+	/** 'manual': the editor listening on the Test URL; n8n runs such requests in that mode. */
+	mode?: 'webhook' | 'manual';
 }
 
 export interface Database {
@@ -165,7 +167,7 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 				getParameter(name, fallback),
 			getWorkflowStaticData: (type: string) => workflow.getStaticData(type, triggerNode),
 			getNode: () => triggerNode,
-			getMode: () => 'webhook',
+			getMode: () => options.mode ?? 'webhook',
 			getExecutionId: () => executionId,
 			helpers: { checkProcessedAndRecord },
 		} as unknown as IExecuteFunctions;
@@ -195,6 +197,7 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 			getBodyData: () => body,
 			getNodeParameter: getParameter,
 			getNode: () => triggerNode,
+			getMode: () => options.mode ?? 'webhook',
 			getWorkflow: () => ({ id: workflow.id, name: 'Vouchers', active: true }),
 			getWorkflowStaticData: (type: string) => workflow.getStaticData(type, triggerNode),
 			getCredentials: async (type: string) => {

@@ -99,3 +99,24 @@ describe('redelivery across processes and restarts', () => {
 		expect(db.processed!.filter((v) => v.startsWith('["VOUCHER_UPDATED"'))).toHaveLength(EVENTS);
 	});
 });
+
+describe('a delivery to the Test URL', () => {
+	it('does not swallow the production copy of the same event', async () => {
+		const db: Database = { staticData: null, processed: null };
+		vi.resetModules();
+		const { VoucherServiceTrigger } = await import(
+			'../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node'
+		);
+		// One n8n process: the editor's test listener and the published workflow share memory.
+		const node = new VoucherServiceTrigger();
+		const testListener = await startWebhookHost({ node, secret: SECRET, db, mode: 'manual' });
+		const published = await startWebhookHost({ node, secret: SECRET, db });
+		hosts.push(testListener, published);
+
+		expect(await deliverAll([testListener], [4242])).toEqual(Array(COPIES).fill(200));
+		expect(runs([testListener]).get(4242)).toBe(COPIES);
+		expect(await deliverAll([published], [4242])).toEqual(Array(COPIES).fill(200));
+		await vi.waitFor(() => expect(runs([published]).get(4242)).toBe(1), { timeout: 10_000 });
+	});
+});
+

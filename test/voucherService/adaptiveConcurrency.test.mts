@@ -110,6 +110,11 @@ describe('adaptive concurrency', () => {
 		expect(await p.ask(40)).toBe(p.pacer.currentLimit);
 	});
 
+	it('never lets a burst past Maximum Concurrency', async () => {
+		const p = pacerOn(2);
+		expect(await p.ask(8, true)).toBe(2);
+	});
+
 	it('halves after a burst answered with 429s, and the burst still waits for a Retry-After', async () => {
 		const p = pacerOn(32);
 		expect(await p.ask(8, true)).toBe(8);

@@ -244,6 +244,33 @@ describe('safe create: no double orders', () => {
 		expect(debitsByReference().get(reference)).toBe(1);
 	});
 
+	it('an order found after its own dropped answer is not reported as bought by an earlier run', async () => {
+		const reference = uniqueReference('dropped');
+		const params = {
+			resource: 'order',
+			operation: 'createForRecipients',
+			reference,
+			productCode: 'VCH-INSTANT',
+			amount: 5,
+			templateId: 1,
+			recipientsSource: 'manual',
+			recipients: { recipient: [{ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com' }] },
+		};
+		// Only the create is committed and then dropped; the look-ups are answered.
+		sandbox.configure({ faults: { commitThenDropRate: 1, paths: ['/v2/orders/recipients'] } });
+		try {
+			const { json, error } = await runVoucher(sandbox, params);
+			expect(error).toBeUndefined();
+			expect(json[0]).toMatchObject({ reference, alreadyExisted: false });
+			expect(apiRequests(sandbox, 'POST')).toHaveLength(1);
+		} finally {
+			sandbox.configure({ faults: {} });
+		}
+		const rerun = await runVoucher(sandbox, params);
+		expect(rerun.json[0]).toMatchObject({ reference, alreadyExisted: true });
+		expect(debitsByReference().get(reference)).toBe(1);
+	});
+
 	it('"If Reference Exists: Fail" refuses a reference used before, and buys nothing', async () => {
 		const reference = uniqueReference('exists');
 		const params = {

@@ -27,7 +27,7 @@ export const productCodeField: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: 'e.g. VCH-INSTANT',
-	description: "Code of the voucher product, from the service's product list",
+	description: 'Code of the voucher product, as your business dashboard lists it',
 };
 
 export const amountField: INodeProperties = {

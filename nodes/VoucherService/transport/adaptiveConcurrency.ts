@@ -75,13 +75,13 @@ export class AdaptiveConcurrency {
 
 	/**
 	 * Waits for a free slot (and for any Retry-After pause to pass), first come, first served.
-	 * A burst slot only waits for a pause: it is for a bounded window of reads the caller
-	 * needs all at once. Its answers steer the limit like any other, so a window answered
+	 * A burst slot skips the ramp, not the ceiling: it waits only for a pause and for
+	 * Maximum Concurrency. It is for a bounded window of reads the caller needs all at once. Its answers steer the limit like any other, so a window answered
 	 * fast and clean lets what follows start near that pace instead of ramping up from
 	 * START_LIMIT again.
 	 */
 	async acquire(burst = false): Promise<Slot> {
-		if (burst && this.now() >= this.pausedUntil) return this.take();
+		if (burst && this.inFlight < this.maxLimit && this.now() >= this.pausedUntil) return this.take();
 		if (this.waiting.length === 0 && this.canStart()) return this.take();
 		const granted = new Promise<Slot>((resolve) => this.waiting.push(resolve));
 		this.scheduleWake();

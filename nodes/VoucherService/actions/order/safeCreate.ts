@@ -51,7 +51,9 @@ export async function createOrderSafely(
 						},
 					);
 				}
-				return { order: existing, alreadyExisted: true };
+				// alreadyExisted says "an earlier run bought this", so a workflow that delivers
+				// codes only for new orders never skips one paid for in this run.
+				return { order: existing, alreadyExisted: predatesRun };
 			}
 			if (error.kind === 'rejected' || attempt >= CREATE_RETRY.attempts) {
 				throw asNodeError(client.node, error);
