@@ -87,10 +87,27 @@ const RETRY_AFTER_MS = 100;
 
 type ProcessedStore = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord'>;
 
+/*
+ * One read-and-write of the list at a time in this process. Without it, two executions in
+ * the same process can interleave theirs, and a write slowed by the database (SQLite
+ * waiting for its lock under a burst) can land after a rival's check and drop a value that
+ * was already confirmed, so the event would run again after a restart. With it, only
+ * writers in other processes (queue-mode workers) can still interleave.
+ */
+let lastInProcess: Promise<unknown> = Promise.resolve();
+
+function oneAtATime<T>(write: () => Promise<T>): Promise<T> {
+	const turn = lastInProcess.then(write, write);
+	lastInProcess = turn.catch(() => undefined);
+	return turn;
+}
+
 async function record(store: ProcessedStore, values: string[], node: INode): Promise<Set<string>> {
 	for (let attempt = 1; ; attempt++) {
 		try {
-			const result = await store.checkProcessedAndRecord(values, 'node', PROCESSED_OPTIONS);
+			const result = await oneAtATime(() =>
+				store.checkProcessedAndRecord(values, 'node', PROCESSED_OPTIONS),
+			);
 			return new Set(result.processed.map(String));
 		} catch (error) {
 			if (attempt >= ATTEMPTS) {
