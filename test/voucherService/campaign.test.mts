@@ -3,6 +3,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import {
 	apiRequests,
+	campaignParameters,
 	runVoucher,
 	uniqueReference,
 	sandboxForThisFile,
@@ -18,21 +19,7 @@ function sheet(rows: number, prefix = 'row'): IDataObject[] {
 	}));
 }
 
-const campaign = (
-	reference: string,
-	options: INodeParameters = {},
-	extra: INodeParameters = {},
-): INodeParameters => ({
-	resource: 'order',
-	operation: 'createForRecipients',
-	recipientsSource: 'inputItems',
-	reference,
-	productCode: 'VCH-INSTANT',
-	amount: 1000,
-	templateId: 1,
-	options,
-	...extra,
-});
+const campaign = campaignParameters;
 
 /** Debits per reference: a second debit for one reference would be a double order. */
 function debitsByReference(): Map<string, number> {

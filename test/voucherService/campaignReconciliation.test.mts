@@ -14,6 +14,7 @@ import {
 	runVoucher,
 	sandboxForThisFile,
 	uniqueReference,
+	campaignParameters,
 } from './voucherNodeRunner.mts';
 import type { RunVoucherOptions } from './voucherNodeRunner.mts';
 
@@ -39,21 +40,9 @@ function sheet(count: number, prefix = 'p'): Row[] {
 	}));
 }
 
-const campaign = (
-	base: string,
-	options: INodeParameters = {},
-	extra: INodeParameters = {},
-): INodeParameters => ({
-	resource: 'order',
-	operation: 'createForRecipients',
-	recipientsSource: 'inputItems',
-	reference: base,
-	productCode: 'VCH-INSTANT',
-	amount: '={{ $json.amount }}',
-	templateId: 1,
-	options,
-	...extra,
-});
+/** Each row's amount comes from its `amount` column, so one sheet holds two amount groups. */
+const campaign = (base: string, options: INodeParameters = {}, extra: INodeParameters = {}) =>
+	campaignParameters(base, options, { amount: '={{ $json.amount }}', ...extra });
 
 async function runCampaign(
 	base: string,
