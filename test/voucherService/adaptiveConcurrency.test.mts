@@ -100,14 +100,21 @@ describe('adaptive concurrency', () => {
 		expect(p.pacer.currentLimit).toBe(START_LIMIT);
 	});
 
-	it('grants a burst window at once, and a clean burst lets what follows start near its pace', async () => {
+	it('grants a burst window at once, and a clean burst lets what follows start at its size', async () => {
 		const p = pacerOn(32);
 		expect(await p.ask(32, true)).toBe(32);
 		await p.answerAll(25);
-		// Each clean answer grows the limit while it is in use (slow start): from 4 to 19 here,
-		// instead of the two more rounds a ramp from START_LIMIT would take.
-		expect(p.pacer.currentLimit).toBeGreaterThanOrEqual(4 * START_LIMIT);
-		expect(await p.ask(40)).toBe(p.pacer.currentLimit);
+		// Every request of the window was sent with at least the limit in flight, so each clean
+		// answer tested the limit and grows it (slow start): 32 were served at once, so 32 follow.
+		expect(p.pacer.currentLimit).toBe(32);
+		expect(await p.ask(40)).toBe(32);
+	});
+
+	it('grows after a burst no further than the window it tested, plus one', async () => {
+		const p = pacerOn(32);
+		expect(await p.ask(8, true)).toBe(8);
+		await p.answerAll(25);
+		expect(p.pacer.currentLimit).toBe(8 + 1);
 	});
 
 	it('never lets a burst past Maximum Concurrency', async () => {

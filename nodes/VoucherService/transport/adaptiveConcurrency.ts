@@ -24,6 +24,8 @@ export interface Answer {
 export interface Slot {
 	readonly sequence: number;
 	readonly startedAt: number;
+	/** Requests in flight, this one included, when it was sent. */
+	readonly inFlightAtStart: number;
 }
 
 /**
@@ -99,8 +101,10 @@ export class AdaptiveConcurrency {
 			(this.recentLatencyMs ?? 0) > LATENCY_FACTOR * this.minLatencyMs + LATENCY_SLACK_MS;
 		if (answer.overloaded || slow) {
 			this.decrease(slot);
-		} else if (this.inFlight + 1 >= this.limit) {
-			// Only a limit that was in use has been tested; an idle one does not grow.
+		} else if (this.inFlight + 1 >= this.limit || slot.inFlightAtStart >= this.limit) {
+			// Only a limit that was in use has been tested; an idle one does not grow. A burst
+			// request sent with more in flight than the limit tested it too, even when the
+			// other answers of its window are already back.
 			this.grow();
 		}
 		this.dispatch();
@@ -138,7 +142,7 @@ export class AdaptiveConcurrency {
 
 	private take(): Slot {
 		this.inFlight++;
-		return { sequence: ++this.started, startedAt: this.now() };
+		return { sequence: ++this.started, startedAt: this.now(), inFlightAtStart: this.inFlight };
 	}
 
 	private dispatch(): void {
