@@ -35,7 +35,7 @@ for (const name of chosen) {
 	const b = await startTriggerN8n(SETTINGS[name]);
 	try {
 		const hooks = await setUpHooks(b);
-		const expected: Record<Hook, number> = { plain: 0, ours: 0, floor: 0 };
+		const expected: Record<Hook, number> = { plain: 0, ours: 0, floor: 0, secretFloor: 0 };
 		const accept = async (which: Hook, count: number) => {
 			const r = await fire(hooks[which].url, 16, count, () => signed(event()));
 			expected[which] += r.statuses[200] ?? 0;
@@ -44,7 +44,7 @@ for (const name of chosen) {
 		};
 		for (const which of ['plain', 'floor', 'ours'] as const) await accept(which, 40); // warm-up
 		const half = Math.ceil(N / 2);
-		const acc: Record<Hook, LoadResult[]> = { plain: [], floor: [], ours: [] };
+		const acc: Record<Hook, LoadResult[]> = { plain: [], floor: [], ours: [], secretFloor: [] };
 		for (let round = 0; round < 2; round++) for (const which of ['plain', 'floor', 'ours'] as const) acc[which].push(await accept(which, half));
 		const [plain, floor, ours] = (['plain', 'floor', 'ours'] as const).map((w) => merge(acc[w][0], acc[w][1]));
 		const refused = merge(await fire(hooks.ours.url, 16, half, badSignature), await fire(hooks.ours.url, 16, half, badSignature));

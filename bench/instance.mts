@@ -15,6 +15,7 @@ import { say } from './report.mts';
 export const ACTION_NODE = 'n8n-nodes-voucher-service.voucherService';
 export const TRIGGER_NODE = 'n8n-nodes-voucher-service.voucherServiceTrigger';
 export const MINIMAL_TRIGGER_NODE = 'n8n-nodes-bench-minimal-trigger.minimalTrigger';
+export const MINIMAL_SECRET_TRIGGER_NODE = 'n8n-nodes-bench-minimal-trigger.minimalSecretTrigger';
 
 let tarball: string | undefined;
 
@@ -108,6 +109,14 @@ export async function createApiCredentials(rest: N8nRest, sandbox: Sandbox): Pro
 	return { ours: { id: ours.id, name: ours.name }, basic: { id: basic.id, name: basic.name } };
 }
 
+/** One request as the sandbox served it, on the bench's performance.now() clock (ms). */
+export interface ServedRequest {
+	method: string;
+	path: string;
+	startMs: number;
+	finishMs?: number;
+}
+
 /** Requests the sandbox is serving at once, from Node's own HTTP server diagnostics channels. */
 export class InFlightProbe {
 	current = 0;
@@ -115,16 +124,27 @@ export class InFlightProbe {
 	started = 0;
 	firstStartMs = Infinity;
 	lastFinishMs = 0;
+	/** Every request since the last reset, in arrival order. */
+	served: ServedRequest[] = [];
+	private readonly byResponse = new WeakMap<object, ServedRequest>();
 	constructor() {
-		subscribe('http.server.request.start', () => {
+		subscribe('http.server.request.start', (message) => {
+			const { request, response } = message as { request: { method?: string; url?: string }; response: object };
+			const now = performance.now();
 			this.current++;
 			this.started++;
 			this.peak = Math.max(this.peak, this.current);
-			this.firstStartMs = Math.min(this.firstStartMs, performance.now());
+			this.firstStartMs = Math.min(this.firstStartMs, now);
+			const served = { method: request.method ?? '', path: request.url ?? '', startMs: now };
+			this.served.push(served);
+			this.byResponse.set(response, served);
 		});
-		subscribe('http.server.response.finish', () => {
+		subscribe('http.server.response.finish', (message) => {
+			const now = performance.now();
 			this.current--;
-			this.lastFinishMs = performance.now();
+			this.lastFinishMs = now;
+			const served = this.byResponse.get((message as { response: object }).response);
+			if (served) served.finishMs = now;
 		});
 	}
 	reset(): void {
@@ -132,11 +152,17 @@ export class InFlightProbe {
 		this.started = 0;
 		this.firstStartMs = Infinity;
 		this.lastFinishMs = 0;
+		this.served = [];
 	}
 	/** First request in to last answer out, in ms. */
 	get windowMs(): number {
 		return this.started ? this.lastFinishMs - this.firstStartMs : 0;
 	}
+}
+
+/** Maps a performance.now() reading onto the monotonic clock V8 profiles use, µs. */
+export function performanceToMonoUs(ms: number): number {
+	return monoUs() - (performance.now() - ms) * 1000;
 }
 
 export async function startBenchSandbox(latencyMs: number): Promise<{ sandbox: Sandbox; probe: InFlightProbe }> {

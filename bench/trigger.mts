@@ -8,10 +8,10 @@
 //      kind of refusal, default 200), BENCH_PROFILE=0 to skip the profile.
 // 3. Accepted: every delivery is signed (HMAC-SHA512 hex of the raw body in the
 //    `signature` header) and unique, so dedup lets it through. The variants
-//    alternate in halves (plain, floor, ours, plain, floor, ours) and wait for n8n
+//    alternate in halves (plain, floor, secret floor, ours, then again) and wait for n8n
 //    to finish the executions each half started before the next half starts.
 // 4. Refused: bad signatures (401), duplicates and filtered events (2xx, no
-//    execution), against the floor's own 401 and 2xx-without-execution, also in
+//    execution), against both floors' own 401 and 2xx-without-execution, also in
 //    alternating halves, checked to start no execution.
 // Then (unless BENCH_PROFILE=0) a second n8n under --cpu-prof takes refused and
 // accepted deliveries for each trigger, and the profile is summarised over each
@@ -25,13 +25,19 @@ import { badSignature, drain, event, floorIgnore, floorRefuse, merge, setUpHooks
 const N1 = envInt('BENCH_TRIGGER_N1', 100);
 const N16 = envInt('BENCH_TRIGGER_N16', 200);
 const REFUSED_N = envInt('BENCH_REFUSED_N', 200);
-const NAMES: Record<Hook, string> = { plain: 'plain Webhook node', ours: 'ours', floor: 'minimal trigger (floor)' };
+const NAMES: Record<Hook, string> = {
+	plain: 'plain Webhook node',
+	ours: 'ours',
+	floor: 'minimal trigger (floor)',
+	secretFloor: 'minimal trigger reading its secret (secret floor)',
+};
+const VARIANTS = ['plain', 'floor', 'secretFloor', 'ours'] as const;
 
 await beginRun();
 const b = await startTriggerN8n();
 try {
 	const hooks = await setUpHooks(b);
-	const expected: Record<Hook, number> = { plain: 0, ours: 0, floor: 0 };
+	const expected: Record<Hook, number> = { plain: 0, ours: 0, floor: 0, secretFloor: 0 };
 	const accepted = async (which: Hook, concurrency: number, count: number) => {
 		const r = await fire(hooks[which].url, concurrency, count, () => signed(event()));
 		expected[which] += r.statuses[200] ?? 0;
@@ -39,7 +45,7 @@ try {
 		say(`${which} c=${concurrency}: ${count} in ${fmt(r.seconds, 2)} s = ${fmt(r.perSecond)}/s, p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, statuses ${JSON.stringify(r.statuses)}, executions ${done}/${expected[which]}`);
 		return r;
 	};
-	for (const which of ['plain', 'floor', 'ours'] as const) await accepted(which, 4, 40); // warm-up
+	for (const which of VARIANTS) await accepted(which, 4, 40); // warm-up
 
 	const rows3: Row[] = [];
 	for (const [c, n] of [
@@ -47,25 +53,31 @@ try {
 		[16, N16],
 	]) {
 		const half = Math.ceil(n / 2);
-		const halves: Record<Hook, LoadResult[]> = { plain: [], floor: [], ours: [] };
-		for (let round = 0; round < 2; round++) for (const which of ['plain', 'floor', 'ours'] as const) halves[which].push(await accepted(which, c, half));
-		const [plain, floor, ours] = (['plain', 'floor', 'ours'] as const).map((w) => merge(halves[w][0], halves[w][1]));
+		const halves: Record<Hook, LoadResult[]> = { plain: [], floor: [], ours: [], secretFloor: [] };
+		for (let round = 0; round < 2; round++) for (const which of VARIANTS) halves[which].push(await accepted(which, c, half));
+		const [plain, floor, secretFloor, ours] = VARIANTS.map((w) => merge(halves[w][0], halves[w][1]));
 		rows3.push(
-			...([['plain', plain], ['floor', floor], ['ours', ours]] as const).map(([w, r]) =>
+			...([['plain', plain], ['floor', floor], ['secretFloor', secretFloor], ['ours', ours]] as const).map(([w, r]) =>
 				info(`c=${c} ${NAMES[w]}: accepted/s, p50 / p99`, `${fmt(r.perSecond)}/s`, `p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, statuses ${JSON.stringify(r.statuses)}, halves ${r.halves}`),
 			),
 			atLeast(`c=${c} accepted deliveries/s, ours vs plain`, ours.perSecond, plain.perSecond, 0.9, '/s'),
 			atMost(`c=${c} p99 latency, ours vs plain`, ours.p99, plain.p99, 1.1, 'ms'),
 			{ ...atLeast(`c=${c} accepted deliveries/s, ours vs the floor`, ours.perSecond, floor.perSecond, 0.9, '/s'), goal: undefined, met: undefined },
+			{ ...atLeast(`c=${c} accepted deliveries/s, ours vs the secret floor`, ours.perSecond, secretFloor.perSecond, 0.9, '/s'), goal: undefined, met: undefined },
 			{ ...atLeast(`c=${c} accepted deliveries/s, the floor vs plain (n8n's share)`, floor.perSecond, plain.perSecond, 0.9, '/s'), goal: undefined, met: undefined },
+			{ ...atLeast(`c=${c} accepted deliveries/s, the secret floor vs plain (n8n's share for a trigger that reads a credential)`, secretFloor.perSecond, plain.perSecond, 0.9, '/s'), goal: undefined, met: undefined },
 		);
 	}
-	const totals = await Promise.all((['plain', 'floor', 'ours'] as const).map((w) => executionCount(b.rest, hooks[w].id)));
-	rows3.push(info('executions stored (plain / floor / ours)', totals.join(' / '), `accepted ${expected.plain} / ${expected.floor} / ${expected.ours}`));
+	const totals = await Promise.all(VARIANTS.map((w) => executionCount(b.rest, hooks[w].id)));
+	rows3.push(info('executions stored (plain / floor / secret floor / ours)', totals.join(' / '), `accepted ${VARIANTS.map((w) => expected[w]).join(' / ')}`));
 	print(table(`Benchmark 3: accepted deliveries into an active workflow — ${machine()}`, rows3));
 
 	// 4. refused: nothing may start an execution
-	const before = { ours: await executionCount(b.rest, hooks.ours.id), floor: await executionCount(b.rest, hooks.floor.id) };
+	const counts = async () => ({
+		ours: await executionCount(b.rest, hooks.ours.id),
+		floor: (await executionCount(b.rest, hooks.floor.id)) + (await executionCount(b.rest, hooks.secretFloor.id)),
+	});
+	const before = await counts();
 	const dupBody = event();
 	const first = await fire(hooks.ours.url, 1, 1, () => signed(dupBody)); // the one real sighting
 	const afterFirst = await drain(b, hooks.ours.id, before.ours + 1);
@@ -79,22 +91,28 @@ try {
 	for (const [kind, ours, floor] of kinds) {
 		const o1 = await fire(hooks.ours.url, 16, half, ours);
 		const f1 = await fire(hooks.floor.url, 16, half, floor);
+		const s1 = await fire(hooks.secretFloor.url, 16, half, floor);
 		const o2 = await fire(hooks.ours.url, 16, half, ours);
 		const f2 = await fire(hooks.floor.url, 16, half, floor);
-		const [o, f] = [merge(o1, o2), merge(f1, f2)];
-		say(`refused ${kind}: ours ${fmt(o.perSecond)}/s (p99 ${fmt(o.p99)} ms), floor ${fmt(f.perSecond)}/s (p99 ${fmt(f.p99)} ms)`);
+		const s2 = await fire(hooks.secretFloor.url, 16, half, floor);
+		const [o, f, sf] = [merge(o1, o2), merge(f1, f2), merge(s1, s2)];
+		say(`refused ${kind}: ours ${fmt(o.perSecond)}/s (p99 ${fmt(o.p99)} ms), floor ${fmt(f.perSecond)}/s (p99 ${fmt(f.p99)} ms), secret floor ${fmt(sf.perSecond)}/s (p99 ${fmt(sf.p99)} ms)`);
+		const answered = (who: string, r: typeof o) =>
+			info(`${kind}: ${who} answered/s, p50 / p99`, `${fmt(r.perSecond)}/s`, `p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, statuses ${JSON.stringify(r.statuses)}, halves ${r.halves}`);
 		rows4.push(
-			info(`${kind}: ours answered/s, p50 / p99`, `${fmt(o.perSecond)}/s`, `p50 ${fmt(o.p50)} ms, p99 ${fmt(o.p99)} ms, statuses ${JSON.stringify(o.statuses)}, halves ${o.halves}`),
-			info(`${kind}: floor answered/s, p50 / p99`, `${fmt(f.perSecond)}/s`, `p50 ${fmt(f.p50)} ms, p99 ${fmt(f.p99)} ms, statuses ${JSON.stringify(f.statuses)}, halves ${f.halves}`),
+			answered('ours', o),
+			answered('floor', f),
+			answered('secret floor', sf),
 			atMost(`${kind}: cost per delivery at c=16, ours vs the floor`, 1000 / o.perSecond, 1000 / f.perSecond, 1.1, 'ms', 2),
+			{ ...atMost(`${kind}: cost per delivery at c=16, ours vs the secret floor`, 1000 / o.perSecond, 1000 / sf.perSecond, 1.1, 'ms', 2), goal: undefined, met: undefined },
 		);
 	}
 	await new Promise((r) => setTimeout(r, 3000));
-	const after = { ours: await executionCount(b.rest, hooks.ours.id), floor: await executionCount(b.rest, hooks.floor.id) };
+	const after = await counts();
 	rows4.push(
-		info('executions started by refused deliveries (ours / floor)', `${after.ours - afterFirst} / ${after.floor - before.floor}`, `first sighting ${JSON.stringify(first.statuses)} started ${afterFirst - before.ours}`),
+		info('executions started by refused deliveries (ours / both floors)', `${after.ours - afterFirst} / ${after.floor - before.floor}`, `first sighting ${JSON.stringify(first.statuses)} started ${afterFirst - before.ours}`),
 	);
-	print(table(`Benchmark 4: refused deliveries (no execution), ${REFUSED_N} each at concurrency 16, against the minimal trigger's floor — ${machine()}`, rows4));
+	print(table(`Benchmark 4: refused deliveries (no execution), ${REFUSED_N} each at concurrency 16, against the minimal trigger's floor and the secret floor — ${machine()}`, rows4));
 } finally {
 	await b.stop();
 }
@@ -104,7 +122,9 @@ if (envInt('BENCH_PROFILE', 1) > 0) {
 	await withProfiledN8n(async (p) => {
 		const hooks = await setUpHooks(p);
 		await new Promise((r) => setTimeout(r, 3000)); // let activation finish
-		for (const which of ['plain', 'floor', 'ours'] as const) await fire(hooks[which].url, 4, 40, () => signed(event()));
+		for (const which of VARIANTS) await fire(hooks[which].url, 4, 40, () => signed(event()));
+		const profiledDuplicate = event();
+		await fire(hooks.ours.url, 1, 1, () => signed(profiledDuplicate)); // its one real sighting
 		const window = async (title: string, url: string, make: () => Delivery) => {
 			const r = await fire(url, 16, n, make);
 			await new Promise((res) => setTimeout(res, 2000)); // executions the window started finish inside it
@@ -113,8 +133,11 @@ if (envInt('BENCH_PROFILE', 1) > 0) {
 		return [
 			await window('ours, refused: bad signature', hooks.ours.url, badSignature),
 			await window('floor, refused (401)', hooks.floor.url, floorRefuse),
+			await window('secret floor, refused (401)', hooks.secretFloor.url, floorRefuse),
+			await window('ours, refused: duplicate', hooks.ours.url, () => signed(profiledDuplicate)),
 			await window('ours, accepted', hooks.ours.url, () => signed(event())),
 			await window('floor, accepted', hooks.floor.url, () => signed(event())),
+			await window('secret floor, accepted', hooks.secretFloor.url, () => signed(event())),
 			await window('plain Webhook node, accepted', hooks.plain.url, () => signed(event())),
 		];
 	}, [minimalTriggerTarball()]);

@@ -1,19 +1,22 @@
-// The trigger benchmarks' shared set-up: three active workflows in one n8n, each
+// The trigger benchmarks' shared set-up: four active workflows in one n8n, each
 // a trigger followed by NoOp — n8n's plain Webhook node (no verification), our
-// Voucher Service Trigger, and the minimal community trigger (bench/minimal-trigger)
-// that answers at once, the floor n8n puts under any community trigger.
+// Voucher Service Trigger, the minimal community trigger (bench/minimal-trigger)
+// that answers at once, the floor n8n puts under any community trigger, and its
+// twin that first reads a secret credential, the floor under any trigger that
+// must know its secret to refuse a delivery.
 import { createHmac } from 'node:crypto';
 
-import { MINIMAL_TRIGGER_NODE, TRIGGER_NODE, executionCount, minimalTriggerTarball, startBenchN8n, type BenchN8n } from './instance.mts';
+import { MINIMAL_SECRET_TRIGGER_NODE, MINIMAL_TRIGGER_NODE, TRIGGER_NODE, executionCount, minimalTriggerTarball, startBenchN8n, type BenchN8n } from './instance.mts';
 import { fmt } from './report.mts';
 import type { Delivery, LoadResult } from './load.mts';
 
 const SECRET = 'whsec_bench_trigger_secret';
 const OURS_HOOK = 'b3c4d5e6-0000-4000-8000-00000000bech';
 const FLOOR_HOOK = 'b3c4d5e6-0000-4000-8000-0000000floor';
+const SECRET_FLOOR_HOOK = 'b3c4d5e6-0000-4000-8000-0secretfloor';
 const PLAIN_PATH = 'bench-plain-webhook';
 
-export type Hook = 'plain' | 'ours' | 'floor';
+export type Hook = 'plain' | 'ours' | 'floor' | 'secretFloor';
 export type Hooks = Record<Hook, { id: string; url: string }>;
 
 /** An n8n with our package and the minimal trigger installed the same way. */
@@ -58,10 +61,20 @@ export async function setUpHooks(b: BenchN8n): Promise<Hooks> {
 		webhookId: FLOOR_HOOK,
 		parameters: {},
 	});
+	const floorCred = await b.rest.createCredential('Minimal trigger secret (bench)', 'minimalTriggerSecretApi', { secret: SECRET });
+	const secretFloor = await workflow('bench minimal secret trigger', {
+		name: 'Minimal Secret Trigger',
+		type: MINIMAL_SECRET_TRIGGER_NODE,
+		typeVersion: 1,
+		webhookId: SECRET_FLOOR_HOOK,
+		parameters: {},
+		credentials: { minimalTriggerSecretApi: { id: floorCred.id, name: floorCred.name } },
+	});
 	return {
 		plain: { id: plain, url: `${b.n8n.url}/webhook/${PLAIN_PATH}` },
 		ours: { id: ours, url: `${b.n8n.url}/webhook/${OURS_HOOK}/webhook` },
 		floor: { id: floor, url: `${b.n8n.url}/webhook/${FLOOR_HOOK}/webhook` },
+		secretFloor: { id: secretFloor, url: `${b.n8n.url}/webhook/${SECRET_FLOOR_HOOK}/webhook` },
 	};
 }
 
