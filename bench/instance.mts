@@ -7,6 +7,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 
 import { startSandbox, type Sandbox } from '../sandbox/server.mts';
 import { realN8n, type Execution, type N8nRest, type RunningN8n, type WorkflowJson } from './realN8n.mts';
@@ -126,6 +127,12 @@ export class InFlightProbe {
 	lastFinishMs = 0;
 	/** Every request since the last reset, in arrival order. */
 	served: ServedRequest[] = [];
+	/**
+	 * This process's event loop at the first request and at the last answer: the sandbox
+	 * shares the machine with n8n, so its own busy time bounds how fast it can answer.
+	 */
+	private loopAtFirstStart?: EventLoopUtilization;
+	private loopAtLastFinish?: EventLoopUtilization;
 	private readonly byResponse = new WeakMap<object, ServedRequest>();
 	constructor() {
 		subscribe('http.server.request.start', (message) => {
@@ -135,6 +142,7 @@ export class InFlightProbe {
 			this.started++;
 			this.peak = Math.max(this.peak, this.current);
 			this.firstStartMs = Math.min(this.firstStartMs, now);
+			this.loopAtFirstStart ??= performance.eventLoopUtilization();
 			const served = { method: request.method ?? '', path: request.url ?? '', startMs: now };
 			this.served.push(served);
 			this.byResponse.set(response, served);
@@ -143,6 +151,7 @@ export class InFlightProbe {
 			const now = performance.now();
 			this.current--;
 			this.lastFinishMs = now;
+			this.loopAtLastFinish = performance.eventLoopUtilization();
 			const served = this.byResponse.get((message as { response: object }).response);
 			if (served) served.finishMs = now;
 		});
@@ -153,6 +162,13 @@ export class InFlightProbe {
 		this.firstStartMs = Infinity;
 		this.lastFinishMs = 0;
 		this.served = [];
+		this.loopAtFirstStart = undefined;
+		this.loopAtLastFinish = undefined;
+	}
+	/** Time the sandbox's process was busy from the first request in to the last answer out, ms. */
+	get serviceBusyMs(): number {
+		if (!this.loopAtFirstStart || !this.loopAtLastFinish) return 0;
+		return performance.eventLoopUtilization(this.loopAtLastFinish, this.loopAtFirstStart).active;
 	}
 	/** First request in to last answer out, in ms. */
 	get windowMs(): number {
