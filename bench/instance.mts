@@ -7,7 +7,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { EventLoopUtilization } from 'node:perf_hooks';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 import { startSandbox, type Sandbox } from '../sandbox/server.mts';
 import { realN8n, type Execution, type N8nRest, type RunningN8n, type WorkflowJson } from './realN8n.mts';
