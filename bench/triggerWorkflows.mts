@@ -10,7 +10,7 @@ import { MINIMAL_SECRET_TRIGGER_NODE, MINIMAL_TRIGGER_NODE, TRIGGER_NODE, execut
 import { fmt } from './report.mts';
 import type { Delivery, LoadResult } from './load.mts';
 
-const SECRET = 'whsec_bench_trigger_secret';
+export const TRIGGER_SECRET = 'whsec_bench_trigger_secret';
 const OURS_HOOK = 'b3c4d5e6-0000-4000-8000-00000000bech';
 const FLOOR_HOOK = 'b3c4d5e6-0000-4000-8000-0000000floor';
 const SECRET_FLOOR_HOOK = 'b3c4d5e6-0000-4000-8000-0secretfloor';
@@ -28,7 +28,7 @@ const noOp = { id: 'noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVe
 const connect = (from: string) => ({ [from]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } });
 
 export async function setUpHooks(b: BenchN8n): Promise<Hooks> {
-	const cred = await b.rest.createCredential('Voucher webhooks (bench)', 'voucherServiceWebhookApi', { secret: SECRET });
+	const cred = await b.rest.createCredential('Voucher webhooks (bench)', 'voucherServiceWebhookApi', { secret: TRIGGER_SECRET });
 	const workflow = async (name: string, trigger: Record<string, unknown>) => {
 		const wf = await b.rest.createWorkflow({
 			name,
@@ -61,7 +61,7 @@ export async function setUpHooks(b: BenchN8n): Promise<Hooks> {
 		webhookId: FLOOR_HOOK,
 		parameters: {},
 	});
-	const floorCred = await b.rest.createCredential('Minimal trigger secret (bench)', 'minimalTriggerSecretApi', { secret: SECRET });
+	const floorCred = await b.rest.createCredential('Minimal trigger secret (bench)', 'minimalTriggerSecretApi', { secret: TRIGGER_SECRET });
 	const secretFloor = await workflow('bench minimal secret trigger', {
 		name: 'Minimal Secret Trigger',
 		type: MINIMAL_SECRET_TRIGGER_NODE,
@@ -85,7 +85,7 @@ export function event(status = 'COMPLETED', orderNumber = `BENCH-${process.pid}-
 		data: { orderNumber, reference: `ref-${orderNumber}`, status, vouchers: [{ value: 1000, serial, code: 'X', pin: '1234' }] },
 	});
 }
-export const signed = (body: string): Delivery => ({ body, headers: { signature: createHmac('sha512', SECRET).update(body).digest('hex') } });
+export const signed = (body: string): Delivery => ({ body, headers: { signature: createHmac('sha512', TRIGGER_SECRET).update(body).digest('hex') } });
 export const badSignature = (): Delivery => ({ body: event(), headers: { signature: 'ab'.repeat(64) } });
 /** The floor's refusals: a 401 it writes itself, and a 2xx that starts nothing. */
 export const floorRefuse = (): Delivery => ({ body: event(), headers: { 'x-floor': 'refuse' } });
