@@ -4,9 +4,8 @@
 //   npm run bench:election
 // Env: BENCH_ELECTION_N (deliveries per variant, default 100).
 import { fire, type LoadResult } from './load.mts';
-import { TRIGGER_NODE } from './instance.mts';
 import { beginRun, conditionsTable, envInt, fmt, machine, print } from './report.mts';
-import { TRIGGER_SECRET, drain, event, merge, setUpHooks, signed, startTriggerN8n } from './triggerWorkflows.mts';
+import { TRIGGER_SECRET, activeTriggerWorkflow, drain, event, merge, setUpHooks, signed, startTriggerN8n, voucherTriggerNode } from './triggerWorkflows.mts';
 
 const N = envInt('BENCH_ELECTION_N', 100);
 await beginRun();
@@ -15,20 +14,11 @@ try {
 	const hooks = await setUpHooks(b);
 	const cred = await b.rest.createCredential('Voucher webhooks (no election)', 'voucherServiceWebhookApi', { secret: TRIGGER_SECRET });
 	const HOOK = 'b3c4d5e6-0000-4000-8000-00000noelect';
-	const wf = await b.rest.createWorkflow({
-		name: 'ours without election',
-		nodes: [
-			{ id: 'trigger', name: 'Voucher Service Trigger', type: TRIGGER_NODE, typeVersion: 1, webhookId: HOOK, position: [0, 0], parameters: { events: ['ORDER_UPDATED', 'VOUCHER_UPDATED'], suppressDuplicates: false, options: {} }, credentials: { voucherServiceWebhookApi: { id: cred.id, name: cred.name } } } as never,
-			{ id: 'noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} } as never,
-		],
-		connections: { 'Voucher Service Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	});
-	await b.rest.activateWorkflow(wf.id);
+	const withoutElection = await activeTriggerWorkflow(b, 'ours without election', voucherTriggerNode(HOOK, cred, { suppressDuplicates: false }));
 	const variants = {
 		secretFloor: hooks.secretFloor,
 		ours: hooks.ours,
-		oursNoElection: { id: wf.id, url: `${b.n8n.url}/webhook/${HOOK}/webhook` },
+		oursNoElection: { id: withoutElection, url: `${b.n8n.url}/webhook/${HOOK}/webhook` },
 	};
 	const expected: Record<string, number> = { secretFloor: 0, ours: 0, oursNoElection: 0 };
 	const run = async (name: keyof typeof variants, c: number, n: number) => {

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 import { startSandbox, type Sandbox } from '../sandbox/server.mts';
-import { realN8n, type Execution, type N8nRest, type RunningN8n, type WorkflowJson } from './realN8n.mts';
+import { MANUAL_START, linearWorkflow, realN8n, type Execution, type N8nRest, type RunningN8n, type WorkflowJson } from './realN8n.mts';
 import { say } from './report.mts';
 
 export const ACTION_NODE = 'n8n-nodes-voucher-service.voucherService';
@@ -192,8 +192,6 @@ export async function startBenchSandbox(latencyMs: number): Promise<{ sandbox: S
 
 type Node = WorkflowJson['nodes'][number];
 
-const start: Node = { id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
-
 /** A Code node that makes `rows` items, each usable by every route below. */
 function rowsNode(rows: number, prefix: string): Node {
 	const jsCode = [
@@ -203,30 +201,21 @@ function rowsNode(rows: number, prefix: string): Node {
 		`}`,
 		`return out;`,
 	].join('\n');
-	return { id: 'rows', name: 'Rows', type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, 0], parameters: { jsCode } };
-}
-
-function chain(name: string, nodes: Node[]): WorkflowJson {
-	const connections: Record<string, unknown> = {};
-	for (let i = 0; i + 1 < nodes.length; i++) {
-		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-	}
-	return { name, nodes, connections, settings: { executionOrder: 'v1' } };
+	return { id: 'rows', name: 'Rows', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode } };
 }
 
 export const MEASURED = 'Measured';
 
 /** The anchor's route: HTTP Request node v4.2, Basic auth, a JSON body built by an expression per row. */
 export function diyWorkflow(rows: number, prefix: string, sandboxUrl: string, creds: Credentials): WorkflowJson {
-	return chain(`bench DIY ${prefix}`, [
-		start,
+	return linearWorkflow(`bench DIY ${prefix}`, [
+		MANUAL_START,
 		rowsNode(rows, prefix),
 		{
 			id: 'diy',
 			name: MEASURED,
 			type: 'n8n-nodes-base.httpRequest',
 			typeVersion: 4.2,
-			position: [440, 0],
 			parameters: {
 				method: 'POST',
 				url: `${sandboxUrl}/v2/orders`,
@@ -244,10 +233,10 @@ export function diyWorkflow(rows: number, prefix: string, sandboxUrl: string, cr
 
 /** Our action node as the measured step after the rows; `node` adds node settings (e.g. onError). */
 function oursAfterRows(name: string, rows: number, prefix: string, creds: Credentials, parameters: Record<string, unknown>, node: Partial<Node> = {}): WorkflowJson {
-	return chain(`bench ${name} ${prefix}`, [
-		start,
+	return linearWorkflow(`bench ${name} ${prefix}`, [
+		MANUAL_START,
 		rowsNode(rows, prefix),
-		{ id: name, name: MEASURED, type: ACTION_NODE, typeVersion: 1, position: [440, 0], parameters, credentials: { voucherServiceApi: creds.ours }, ...node },
+		{ id: name, name: MEASURED, type: ACTION_NODE, typeVersion: 1, parameters, credentials: { voucherServiceApi: creds.ours }, ...node },
 	]);
 }
 

@@ -7,6 +7,7 @@ import * as rest from '../real-n8n/rest.mts';
 
 export type { RunningN8n } from '../real-n8n/n8n.mts';
 export type { Execution, N8nRest, WorkflowJson } from '../real-n8n/rest.mts';
+export { MANUAL_START, linearWorkflow } from '../real-n8n/rest.mts';
 
 const realN8nModules = { ...install, ...n8n, ...packageUnderTest, ...rest };
 

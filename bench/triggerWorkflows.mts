@@ -7,6 +7,7 @@
 import { createHmac } from 'node:crypto';
 
 import { MINIMAL_SECRET_TRIGGER_NODE, MINIMAL_TRIGGER_NODE, TRIGGER_NODE, executionCount, minimalTriggerTarball, startBenchN8n, type BenchN8n } from './instance.mts';
+import { linearWorkflow, type WorkflowJson } from './realN8n.mts';
 import { fmt } from './report.mts';
 import type { Delivery, LoadResult } from './load.mts';
 
@@ -24,21 +25,30 @@ export async function startTriggerN8n(env: Record<string, string> = {}): Promise
 	return await startBenchN8n(env, [minimalTriggerTarball()]);
 }
 
-const noOp = { id: 'noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} };
-const connect = (from: string) => ({ [from]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } });
+const noOp = { id: 'noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} };
+
+/** Saves and activates `trigger` followed by NoOp; returns the workflow's id. */
+export async function activeTriggerWorkflow(b: BenchN8n, name: string, trigger: WorkflowJson['nodes'][number]): Promise<string> {
+	const wf = await b.rest.createWorkflow(linearWorkflow(name, [{ id: 'trigger', ...trigger }, noOp]));
+	await b.rest.activateWorkflow(wf.id);
+	return wf.id;
+}
+
+/** Our trigger on both events, with `parameters` on top of its defaults. */
+export function voucherTriggerNode(webhookId: string, credential: { id: string; name: string }, parameters: Record<string, unknown> = {}): WorkflowJson['nodes'][number] {
+	return {
+		name: 'Voucher Service Trigger',
+		type: TRIGGER_NODE,
+		typeVersion: 1,
+		webhookId,
+		parameters: { events: ['ORDER_UPDATED', 'VOUCHER_UPDATED'], options: {}, ...parameters },
+		credentials: { voucherServiceWebhookApi: { id: credential.id, name: credential.name } },
+	};
+}
 
 export async function setUpHooks(b: BenchN8n): Promise<Hooks> {
 	const cred = await b.rest.createCredential('Voucher webhooks (bench)', 'voucherServiceWebhookApi', { secret: TRIGGER_SECRET });
-	const workflow = async (name: string, trigger: Record<string, unknown>) => {
-		const wf = await b.rest.createWorkflow({
-			name,
-			nodes: [{ id: 'trigger', position: [0, 0], ...trigger } as never, noOp],
-			connections: connect(String(trigger.name)),
-			settings: { executionOrder: 'v1' },
-		});
-		await b.rest.activateWorkflow(wf.id);
-		return wf.id;
-	};
+	const workflow = (name: string, trigger: WorkflowJson['nodes'][number]) => activeTriggerWorkflow(b, name, trigger);
 	const plain = await workflow('bench plain webhook', {
 		name: 'Webhook',
 		type: 'n8n-nodes-base.webhook',
@@ -46,14 +56,7 @@ export async function setUpHooks(b: BenchN8n): Promise<Hooks> {
 		webhookId: 'b3c4d5e6-0000-4000-8000-0000000plain',
 		parameters: { httpMethod: 'POST', path: PLAIN_PATH, responseMode: 'onReceived', options: {} },
 	});
-	const ours = await workflow('bench voucher trigger', {
-		name: 'Voucher Service Trigger',
-		type: TRIGGER_NODE,
-		typeVersion: 1,
-		webhookId: OURS_HOOK,
-		parameters: { events: ['ORDER_UPDATED', 'VOUCHER_UPDATED'], options: {} },
-		credentials: { voucherServiceWebhookApi: { id: cred.id, name: cred.name } },
-	});
+	const ours = await workflow('bench voucher trigger', voucherTriggerNode(OURS_HOOK, cred));
 	const floor = await workflow('bench minimal trigger', {
 		name: 'Minimal Trigger',
 		type: MINIMAL_TRIGGER_NODE,

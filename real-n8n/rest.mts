@@ -36,6 +36,30 @@ export interface WorkflowJson {
 	[k: string]: unknown;
 }
 
+type WorkflowNode = WorkflowJson['nodes'][number];
+
+/** n8n's manual trigger, named as the REST client's runWorkflow expects to start from. */
+export const MANUAL_START: WorkflowNode = {
+	name: 'Start',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	parameters: {},
+};
+
+/** A workflow whose nodes run one after another, laid out left to right as the editor would. */
+export function linearWorkflow(name: string, nodes: WorkflowNode[]): WorkflowJson {
+	const connections: Record<string, unknown> = {};
+	for (let i = 0; i + 1 < nodes.length; i++) {
+		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return {
+		name,
+		nodes: nodes.map((node, i) => ({ ...node, position: [220 * i, 0] })),
+		connections,
+		settings: { executionOrder: 'v1' },
+	};
+}
+
 export interface NodeRun {
 	startTime: number;
 	executionStatus?: string;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { nodeError, nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { API_CREDENTIAL, loadWorkflow, ownerClient, workflowFiles } from './helpers.mts';
+import { loadWorkflow, ownerClient, sandboxApiCredential, workflowFiles } from './helpers.mts';
 
 describe('action node operations in n8n', () => {
 	let rest: N8nRest;
@@ -30,11 +30,7 @@ describe('action node operations in n8n', () => {
 	beforeAll(async () => {
 		rest = await ownerClient();
 		sandbox = await startSandbox({ port: 0, processingDelayMs: 1500 });
-		credential = await rest.createCredential('Voucher Sandbox (e2e actions)', API_CREDENTIAL, {
-			baseUrl: sandbox.url,
-			publicKey: sandbox.keys.publicKey,
-			secretKey: sandbox.keys.secretKey,
-		});
+		credential = await sandboxApiCredential(rest, sandbox, 'Voucher Sandbox (e2e actions)');
 	});
 	afterAll(async () => {
 		await sandbox?.close();

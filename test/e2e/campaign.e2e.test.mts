@@ -4,13 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
+	linearWorkflow,
+	MANUAL_START,
 	nodeOutput,
 	type Execution,
 	type N8nRest,
 	type WorkflowJson,
 } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { ACTION_NODE, API_CREDENTIAL, ownerClient } from './helpers.mts';
+import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './helpers.mts';
 
 const NODE = 'Campaign';
 
@@ -36,55 +38,37 @@ function campaignWorkflow(
 	options: Record<string, unknown>,
 	credential: { id: string; name: string },
 ): WorkflowJson {
-	return {
-		name,
-		nodes: [
-			{
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				name: 'Sheet',
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				position: [220, 0],
-				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows: sheet }), options: {} },
-			},
-			{
-				name: 'One item per row',
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: { fieldToSplitOut: 'rows', options: {} },
-			},
-			{
-				name: NODE,
-				type: ACTION_NODE,
-				typeVersion: 1,
-				position: [660, 0],
-				parameters: {
-					resource: 'order',
-					operation: 'createForRecipients',
-					recipientsSource: 'inputItems',
-					reference: base,
-					productCode: 'VCH-INSTANT',
-					amount: '={{ $json.amount }}',
-					templateId: 1,
-					options,
-				},
-				credentials: { [API_CREDENTIAL]: credential },
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Sheet', type: 'main', index: 0 }]] },
-			Sheet: { main: [[{ node: 'One item per row', type: 'main', index: 0 }]] },
-			'One item per row': { main: [[{ node: NODE, type: 'main', index: 0 }]] },
+	return linearWorkflow(name, [
+		MANUAL_START,
+		{
+			name: 'Sheet',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows: sheet }), options: {} },
 		},
-		settings: { executionOrder: 'v1' },
-	};
+		{
+			name: 'One item per row',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			parameters: { fieldToSplitOut: 'rows', options: {} },
+		},
+		{
+			name: NODE,
+			type: ACTION_NODE,
+			typeVersion: 1,
+			parameters: {
+				resource: 'order',
+				operation: 'createForRecipients',
+				recipientsSource: 'inputItems',
+				reference: base,
+				productCode: 'VCH-INSTANT',
+				amount: '={{ $json.amount }}',
+				templateId: 1,
+				options,
+			},
+			credentials: { [API_CREDENTIAL]: credential },
+		},
+	]);
 }
 
 describe('a campaign re-run in n8n after the sheet and the settings changed', () => {
@@ -96,11 +80,7 @@ describe('a campaign re-run in n8n after the sheet and the settings changed', ()
 	beforeAll(async () => {
 		rest = await ownerClient();
 		sandbox = await startSandbox({ port: 0 });
-		credential = await rest.createCredential('Voucher Sandbox (e2e campaign)', API_CREDENTIAL, {
-			baseUrl: sandbox.url,
-			publicKey: sandbox.keys.publicKey,
-			secretKey: sandbox.keys.secretKey,
-		});
+		credential = await sandboxApiCredential(rest, sandbox, 'Voucher Sandbox (e2e campaign)');
 	});
 	afterAll(async () => {
 		await sandbox?.close();

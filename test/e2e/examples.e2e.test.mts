@@ -15,7 +15,14 @@ import {
 } from '../../real-n8n/examples.mts';
 import { nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { API_CREDENTIAL, WEBHOOK_CREDENTIAL, n8nUrl, ownerClient, until } from './helpers.mts';
+import {
+	API_CREDENTIAL,
+	WEBHOOK_CREDENTIAL,
+	n8nUrl,
+	ownerClient,
+	sandboxApiCredential,
+	until,
+} from './helpers.mts';
 import { inject } from 'vitest';
 
 const SECRET = 'whsec_examples';
@@ -42,14 +49,10 @@ describe('example workflows', () => {
 			})),
 		});
 		const credentials = {
-			[API_CREDENTIAL]: await rest.createCredential(
+			[API_CREDENTIAL]: await sandboxApiCredential(
+				rest,
+				sandbox,
 				'Voucher Service account (examples)',
-				API_CREDENTIAL,
-				{
-					baseUrl: sandbox.url,
-					publicKey: sandbox.keys.publicKey,
-					secretKey: sandbox.keys.secretKey,
-				},
 			),
 			[WEBHOOK_CREDENTIAL]: await rest.createCredential(
 				'Voucher Service webhook secret (examples)',

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 
 import { N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
-import { sign } from '../../sandbox/server.mts';
+import { sign, type Sandbox } from '../../sandbox/server.mts';
 
 export const API_CREDENTIAL = 'voucherServiceApi';
 export const WEBHOOK_CREDENTIAL = 'voucherServiceWebhookApi';
@@ -15,6 +15,15 @@ export const TRIGGER_NODE = 'n8n-nodes-voucher-service.voucherServiceTrigger';
 const WORKFLOW_DIR = fileURLToPath(new URL('./workflows/', import.meta.url));
 
 export const n8nUrl = (): string => inject('n8nUrl');
+
+/** Our API credential in n8n, pointed at `sandbox` with its keys. */
+export async function sandboxApiCredential(rest: N8nRest, sandbox: Sandbox, name: string) {
+	return await rest.createCredential(name, API_CREDENTIAL, {
+		baseUrl: sandbox.url,
+		publicKey: sandbox.keys.publicKey,
+		secretKey: sandbox.keys.secretKey,
+	});
+}
 
 /** A REST client with the owner's session (set up by global-setup.mts). */
 export async function ownerClient(): Promise<N8nRest> {

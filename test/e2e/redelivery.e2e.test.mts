@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { type N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
+import { linearWorkflow, type N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
 import {
 	WEBHOOK_CREDENTIAL,
 	loadWorkflow,
@@ -59,34 +59,24 @@ function triggerWorkflow(webhook: { id: string; name: string }): WorkflowJson {
 /** n8n's Webhook node → `middle` → Received: a store measured with n8n's own nodes. */
 function storeWorkflow(name: string, middle: WorkflowJson['nodes'][number]): WorkflowJson {
 	const path = `race-${randomUUID()}`;
-	return {
-		name,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path, options: {} },
-			},
-			{ ...middle, id: randomUUID(), position: [220, 0] },
-			{
-				id: randomUUID(),
-				name: AFTER_TRIGGER,
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: {},
-			},
-		],
-		connections: {
-			Webhook: { main: [[{ node: middle.name, type: 'main', index: 0 }]] },
-			[middle.name]: { main: [[{ node: AFTER_TRIGGER, type: 'main', index: 0 }]] },
+	return linearWorkflow(name, [
+		{
+			id: randomUUID(),
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			webhookId: randomUUID(),
+			parameters: { httpMethod: 'POST', path, options: {} },
 		},
-		settings: { executionOrder: 'v1' },
-	};
+		{ ...middle, id: randomUUID() },
+		{
+			id: randomUUID(),
+			name: AFTER_TRIGGER,
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			parameters: {},
+		},
+	]);
 }
 
 const KEY_EXPRESSION =

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { sign, startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import {
-	API_CREDENTIAL,
 	WEBHOOK_CREDENTIAL,
 	loadWorkflow,
 	rawWorkflow,
 	ownerClient,
+	sandboxApiCredential,
 	settledExecutions,
 	until,
 	webhookUrls,
@@ -57,11 +57,7 @@ describe('trigger node in n8n', () => {
 			processingDelayMs: 1000,
 			webhooks: [{ url: urls()[0], secret: SECRET }],
 		});
-		const api = await rest.createCredential('Voucher Sandbox (e2e trigger)', API_CREDENTIAL, {
-			baseUrl: sandbox.url,
-			publicKey: sandbox.keys.publicKey,
-			secretKey: sandbox.keys.secretKey,
-		});
+		const api = await sandboxApiCredential(rest, sandbox, 'Voucher Sandbox (e2e trigger)');
 		const webhook = await rest.createCredential('Voucher webhooks (e2e)', WEBHOOK_CREDENTIAL, {
 			secret: SECRET,
 		});

@@ -4,55 +4,45 @@ import { readFileSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 
-import { nodeOutput, type N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
+import {
+	linearWorkflow,
+	MANUAL_START,
+	nodeOutput,
+	type N8nRest,
+	type WorkflowJson,
+} from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { API_CREDENTIAL, ACTION_NODE, ownerClient } from '../e2e/helpers.mts';
+import { ACTION_NODE, ownerClient, sandboxApiCredential } from '../e2e/helpers.mts';
 
 const ROWS = 1000;
 
 function campaignWorkflow(api: { id: string; name: string }): WorkflowJson {
-	return {
-		name: 'Queue: 1,000-row campaign',
-		nodes: [
-			{
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
+	return linearWorkflow('Queue: 1,000-row campaign', [
+		MANUAL_START,
+		{
+			name: 'Rows',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			parameters: {
+				jsCode: `return Array.from({ length: ${ROWS} }, (_, i) => ({ json: { firstName: 'Row', lastName: String(i), email: 'row' + i + '@example.com' } }));`,
 			},
-			{
-				name: 'Rows',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: {
-					jsCode: `return Array.from({ length: ${ROWS} }, (_, i) => ({ json: { firstName: 'Row', lastName: String(i), email: 'row' + i + '@example.com' } }));`,
-				},
-			},
-			{
-				name: 'Campaign',
-				type: ACTION_NODE,
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: {
-					resource: 'order',
-					operation: 'createForRecipients',
-					reference: "={{ 'queue-camp-' + $execution.id }}",
-					productCode: 'VCH-INSTANT',
-					amount: 1000,
-					templateId: 7,
-					recipientsSource: 'inputItems',
-				},
-				credentials: { voucherServiceApi: api },
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
-			Rows: { main: [[{ node: 'Campaign', type: 'main', index: 0 }]] },
 		},
-		settings: { executionOrder: 'v1' },
-	};
+		{
+			name: 'Campaign',
+			type: ACTION_NODE,
+			typeVersion: 1,
+			parameters: {
+				resource: 'order',
+				operation: 'createForRecipients',
+				reference: "={{ 'queue-camp-' + $execution.id }}",
+				productCode: 'VCH-INSTANT',
+				amount: 1000,
+				templateId: 7,
+				recipientsSource: 'inputItems',
+			},
+			credentials: { voucherServiceApi: api },
+		},
+	]);
 }
 
 describe('queue mode: a campaign on a worker', () => {
@@ -63,11 +53,7 @@ describe('queue mode: a campaign on a worker', () => {
 	beforeAll(async () => {
 		rest = await ownerClient();
 		sandbox = await startSandbox({ port: 0, initialBalanceNgn: 10_000_000 });
-		const api = await rest.createCredential('Voucher Sandbox (queue campaign)', API_CREDENTIAL, {
-			baseUrl: sandbox.url,
-			publicKey: sandbox.keys.publicKey,
-			secretKey: sandbox.keys.secretKey,
-		});
+		const api = await sandboxApiCredential(rest, sandbox, 'Voucher Sandbox (queue campaign)');
 		workflowId = (await rest.createWorkflow(campaignWorkflow(api))).id;
 	});
 	afterAll(async () => {
