@@ -1,3 +1,4 @@
+import { TEMPLATES } from './catalog.mts';
 import type { FaultOptions, SandboxOptions, WebhookTarget } from './types.mts';
 
 export type ResolvedOptions = Required<Omit<SandboxOptions, 'faults'>> & { faults: FaultOptions };
@@ -12,6 +13,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	faults: {},
 	webhooks: [],
 	orderNotFoundHttpStatus: 200,
+	templates: TEMPLATES.map(({ id, name, screenshotUrl }) => ({ id, name, screenshotUrl })),
 	initialBalanceNgn: 50_000_000,
 	deliveryTimeoutMs: 10_000,
 	log: () => {},
@@ -124,6 +126,9 @@ export function applyOptions(
 			case 'webhooks':
 				check(Array.isArray(v), 'webhooks must be an array');
 				(v as WebhookTarget[]).forEach(checkWebhook);
+				break;
+			case 'templates':
+				check(Array.isArray(v), 'templates must be an array');
 				break;
 			case 'log':
 				check(typeof v === 'function', 'log must be a function');

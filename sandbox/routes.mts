@@ -1,4 +1,4 @@
-import { COUNTRIES, TEMPLATES } from './catalog.mts';
+import { COUNTRIES } from './catalog.mts';
 import { json, text } from './http.mts';
 import type { Reply } from './http.mts';
 import { balanceKobo, toNaira } from './ledger.mts';
@@ -11,6 +11,7 @@ export interface ApiContext {
 	state: SandboxState;
 	issuer: Issuer;
 	orderNotFoundHttpStatus(): number;
+	templates(): Array<{ id: string; name: string; screenshotUrl: string }>;
 	/** Called once an order is committed, to start processing of PROCESSING orders. */
 	onPlaced(order: SandboxOrder): void;
 }
@@ -71,9 +72,6 @@ const wallets = (ctx: ApiContext): Reply =>
 		{ balance: 0, currency: 'USD' },
 	]);
 
-const templates = (): Reply =>
-	ok(TEMPLATES.map(({ id, name, screenshotUrl }) => ({ id, name, screenshotUrl })));
-
 /** The seven /v2 endpoints, for an already authenticated caller. */
 export function routeApi(ctx: ApiContext, req: ApiRequest): Reply {
 	const { method, path } = req;
@@ -83,7 +81,7 @@ export function routeApi(ctx: ApiContext, req: ApiRequest): Reply {
 	if (method === 'GET') {
 		if (path === '/v2/transactions/wallets') return wallets(ctx);
 		if (path === '/v2/countries') return ok(COUNTRIES);
-		if (path === '/v2/orders/templates') return templates();
+		if (path === '/v2/orders/templates') return ok(ctx.templates());
 		if (path.startsWith('/v2/vouchers/status/'))
 			return getVoucherStatus(ctx, path.slice('/v2/vouchers/status/'.length));
 		if (path.startsWith('/v2/orders/')) return getOrder(ctx, path.slice('/v2/orders/'.length));

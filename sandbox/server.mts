@@ -167,7 +167,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (identity.access === 'forbidden') return finish(text(403, 'Forbidden'));
 
 		const reply = routeApi(
-			{ state, issuer, orderNotFoundHttpStatus: () => opts.orderNotFoundHttpStatus, onPlaced },
+			{
+				state,
+				issuer,
+				orderNotFoundHttpStatus: () => opts.orderNotFoundHttpStatus,
+				templates: () => opts.templates,
+				onPlaced,
+			},
 			{ method, path, body, isJson },
 		);
 		if (fault === 'commitThenDrop') return finish(null);

@@ -1,9 +1,4 @@
-type OrderStatus =
-	| 'PROCESSING'
-	| 'COMPLETED'
-	| 'PARTIALLY_COMPLETED'
-	| 'CANCELED'
-	| 'FAILED';
+type OrderStatus = 'PROCESSING' | 'COMPLETED' | 'PARTIALLY_COMPLETED' | 'CANCELED' | 'FAILED';
 export type TerminalStatus = Exclude<OrderStatus, 'PROCESSING'>;
 type ItemStatus = 'DELIVERED' | 'FAILED' | 'CANCELED' | 'PROCESSING';
 export type VoucherState = 'ACTIVE' | 'USED' | 'EXPIRED' | 'INVALID';
@@ -124,6 +119,8 @@ export interface SandboxOptions {
 	faults?: FaultOptions;
 	webhooks?: WebhookTarget[];
 	orderNotFoundHttpStatus?: number;
+	/** The template list GET /v2/orders/templates answers; the catalogue's by default. The spec types ids as strings. */
+	templates?: Array<{ id: string; name: string; screenshotUrl: string }>;
 	initialBalanceNgn?: number;
 	deliveryTimeoutMs?: number;
 	log?: (line: string) => void;

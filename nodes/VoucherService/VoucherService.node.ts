@@ -6,7 +6,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { operationProperties, resourceField, route } from './actions/router';
+import { operationProperties, resourceField, route, subtitle } from './actions/router';
 import { getTemplates } from './methods/loadOptions';
 import { API_CREDENTIAL, WEBHOOK_CREDENTIAL } from '../shared/credentials';
 import { voucherServiceWebhookSecretTest } from '../shared/webhookSecretTest';
@@ -18,7 +18,7 @@ export class VoucherService implements INodeType {
 		icon: { light: 'file:voucherService.svg', dark: 'file:voucherService.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		subtitle,
 		description:
 			'Order gift-card vouchers priced in Naira, deliver them to recipients by e-mail, and read orders, voucher status, wallets, countries and templates',
 		defaults: { name: 'Voucher Service' },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { runLoadOptions } from '../support/runWorkflow.mts';
+import { DEFAULT_OPTIONS } from '../../sandbox/options.mts';
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
 import {
 	apiRequests,
@@ -134,10 +135,12 @@ describe('Order → Create (download)', () => {
 		expect(main[2].json).toMatchObject({ reference: references[2], orderStatus: 'COMPLETED' });
 		const posts = apiRequests(sandbox, 'POST');
 		expect(posts).toHaveLength(2);
-		expect(posts.map(({ body }) => {
-			const { reference, pin } = body as Record<string, unknown>;
-			return [reference, pin];
-		})).toEqual(
+		expect(
+			posts.map(({ body }) => {
+				const { reference, pin } = body as Record<string, unknown>;
+				return [reference, pin];
+			}),
+		).toEqual(
 			expect.arrayContaining([
 				[references[0], '1111'],
 				[references[2], '3333'],
@@ -284,5 +287,77 @@ describe('Template dropdown', () => {
 		});
 		expect(options.map((option) => option.value)).toEqual([1, 2, 7]);
 		expect(options[2].name).toContain('Sandbox Client Branded');
+	});
+
+	const loadTemplates = () =>
+		runLoadOptions({
+			nodeType: voucherNode,
+			methodName: 'getTemplates',
+			credentialTypes: [new VoucherServiceApi()],
+			credentials: { voucherServiceApi: credentialFor(sandbox) },
+		});
+
+	it('shows a template whose id is not a number as a disabled entry that says why', async () => {
+		sandbox.configure({
+			templates: [
+				{ id: 'tpl-a', name: 'Lettered', screenshotUrl: 'https://sandbox.invalid/a.png' },
+				{ id: '3', name: 'Numbered', screenshotUrl: 'https://sandbox.invalid/3.png' },
+			],
+		});
+		try {
+			const options = await loadTemplates();
+			expect(options).toEqual([
+				expect.objectContaining({
+					value: 'tpl-a',
+					disabled: true,
+					name: 'Lettered (tpl-a): cannot be used',
+				}),
+				expect.objectContaining({ value: 3, name: 'Numbered (3)' }),
+			]);
+			expect(options[0].description).toMatch(/not a whole number/);
+			expect(options[1].disabled).toBeUndefined();
+		} finally {
+			sandbox.configure({ templates: DEFAULT_OPTIONS.templates });
+		}
+	});
+
+	it('an empty list gives one disabled entry that says why, not an empty dropdown', async () => {
+		sandbox.configure({ templates: [] });
+		try {
+			expect(await loadTemplates()).toEqual([
+				expect.objectContaining({
+					disabled: true,
+					name: 'No templates: the service listed none for this account',
+				}),
+			]);
+		} finally {
+			sandbox.configure({ templates: DEFAULT_OPTIONS.templates });
+		}
+	});
+
+	it('the canvas subtitle is the chosen action, as a sentence', () => {
+		const subtitle = String(voucherNode.description.subtitle);
+		const actionOf = (resource: string, operation: string) =>
+			new Function('$parameter', `return ${subtitle.slice(3, -2)}`)({ resource, operation });
+		expect(actionOf('order', 'createForRecipients')).toBe('Create an order for recipients');
+		expect(actionOf('wallet', 'getAll')).toMatch(/^Get /);
+	});
+
+	it('Amount starts empty, not at a value validation refuses', async () => {
+		const amount = voucherNode.description.properties.find((p) => p.name === 'amount');
+		expect(amount?.default).toBeNull();
+		const run = await runVoucher(
+			sandbox,
+			{
+				resource: 'order',
+				operation: 'create',
+				reference: 'no-amount',
+				productCode: 'VCH-INSTANT',
+				quantity: 1,
+			},
+			{ continueOnFail: true },
+		);
+		expect(String(run.json[0].error)).toMatch(/^Item 0: invalid "amount"/);
+		expect(apiRequests(sandbox)).toHaveLength(0);
 	});
 });

@@ -4,6 +4,7 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
+	INodePropertyOptions,
 } from 'n8n-workflow';
 
 import { VoucherApiClient } from '../transport/client';
@@ -46,6 +47,21 @@ export const operationProperties: INodeProperties[] = Object.values(resources).f
 		...Object.values(operations).flatMap((operation) => operation.description),
 	],
 );
+
+/**
+ * The canvas subtitle: the chosen operation's action, e.g. "Create an order for recipients",
+ * from the same options the Operation dropdown shows.
+ */
+const actionsByOperation = Object.fromEntries(
+	Object.entries(resources).flatMap(([resource, { operationField }]) =>
+		(operationField.options ?? []).map((option) => [
+			`${resource}:${String((option as INodePropertyOptions).value)}`,
+			(option as INodePropertyOptions).action ?? (option as INodePropertyOptions).name,
+		]),
+	),
+);
+
+export const subtitle = `={{ ${JSON.stringify(actionsByOperation)}[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 
 /** Every input item its own job: the plan of an operation that works item by item. */
 function itemByItem(
@@ -112,19 +128,15 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	const settle = (outcome: ItemOutcome) =>
 		output[outcome.itemIndex].push(...outputOf(this, outcome));
 	plan.settled.forEach(settle);
-	await mapWithConcurrency(
-		plan.jobs.length,
-		maxConcurrency,
-		async (index) => {
-			const job = plan.jobs[index];
-			let outcomes: ItemOutcome[];
-			try {
-				outcomes = await job.run();
-			} catch (error) {
-				outcomes = job.itemIndexes.map((itemIndex) => ({ itemIndex, error }));
-			}
-			outcomes.forEach(settle);
-		},
-	);
+	await mapWithConcurrency(plan.jobs.length, maxConcurrency, async (index) => {
+		const job = plan.jobs[index];
+		let outcomes: ItemOutcome[];
+		try {
+			outcomes = await job.run();
+		} catch (error) {
+			outcomes = job.itemIndexes.map((itemIndex) => ({ itemIndex, error }));
+		}
+		outcomes.forEach(settle);
+	});
 	return [output.flat()];
 }

@@ -2,6 +2,27 @@ import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n
 
 import { VoucherApiClient } from '../transport/client';
 
+/** The order body takes an int32 templateId, while the list gives ids as strings. */
+const isUsableId = (id: unknown) => /^\d+$/.test(String(id ?? '').trim());
+
+function templateOption(template: IDataObject): INodePropertyOptions {
+	const name = `${String(template.name ?? 'Template')} (${String(template.id)})`;
+	if (!isUsableId(template.id)) {
+		// Shown, not dropped, so a user looking for it learns why it cannot be chosen.
+		return {
+			name: `${name}: cannot be used`,
+			value: String(template.id),
+			disabled: true,
+			description: 'Its ID is not a whole number, and an order takes a numeric template ID',
+		};
+	}
+	return {
+		name,
+		value: Number(String(template.id).trim()),
+		description: template.screenshotUrl ? `Preview: ${String(template.screenshotUrl)}` : undefined,
+	};
+}
+
 /** Templates for the Template dropdown: the client's own and the global ones. */
 export async function getTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const client = new VoucherApiClient(this);
@@ -9,14 +30,16 @@ export async function getTemplates(this: ILoadOptionsFunctions): Promise<INodePr
 		method: 'GET',
 		path: '/v2/orders/templates',
 	});
-	return (templates ?? [])
-		.filter((template) => /^\d+$/.test(String(template.id)))
-		.map((template) => ({
-			name: `${String(template.name ?? 'Template')} (${String(template.id)})`,
-			// The list gives ids as strings; the order body needs an int32.
-			value: Number(template.id),
-			description: template.screenshotUrl
-				? `Preview: ${String(template.screenshotUrl)}`
-				: undefined,
-		}));
+	if (!Array.isArray(templates) || templates.length === 0) {
+		return [
+			{
+				name: 'No templates: the service listed none for this account',
+				value: '',
+				disabled: true,
+				description:
+					'Add a template in your business dashboard, or enter a template ID by expression',
+			},
+		];
+	}
+	return templates.map(templateOption);
 }

@@ -35,8 +35,10 @@ export const amountField: INodeProperties = {
 	name: 'amount',
 	type: 'number',
 	required: true,
-	default: 0,
-	typeOptions: { minValue: 0, numberPrecision: 2 },
+	// Empty, not 0: a default that validation refuses makes every new node fail on its first run.
+	default: null,
+	placeholder: 'e.g. 5000',
+	typeOptions: { minValue: 0.01, numberPrecision: 2 },
 	description: 'Price of one voucher in Naira, with at most 2 decimals',
 };
 
@@ -45,7 +47,8 @@ export const couponCodeOption: INodeProperties = {
 	name: COUPON_CODE_PARAMETER,
 	type: 'string',
 	default: '',
-	description: 'Optional discount code',
+	description:
+		'Optional discount code. Sent as the JSON key "couponCode": the service\'s documentation does not name this key, so check with your account manager that coupons apply.',
 };
 
 export const maxOrderTotalOption: INodeProperties = {

@@ -17,6 +17,8 @@ export interface OrderResult {
 	alreadyExisted?: boolean;
 	/** "Wait for completion" gave up while the order was still PROCESSING. */
 	waitTimedOut?: boolean;
+	/** Found under the reference, but listed no vouchers to compare with the request. */
+	unverified?: boolean;
 }
 
 type OutputMode = 'order' | 'voucher';
@@ -28,6 +30,9 @@ export function isTerminal(status: string): boolean {
 const PENDING_NOTICE =
 	'The order is still PROCESSING, so its vouchers are not available yet. Read them later with Order → Get, or start a workflow from the Voucher Service Trigger.';
 
+const UNVERIFIED_NOTICE =
+	'An order already had this reference. It lists no vouchers yet, so it could not be compared with this item: check with Order → Get that it is what this item asked for.';
+
 function orderFlags(result: OrderResult): IDataObject {
 	const { order } = result;
 	return {
@@ -36,6 +41,7 @@ function orderFlags(result: OrderResult): IDataObject {
 		...(order.status === 'PROCESSING' && !order.vouchers?.length
 			? { vouchersPending: true, notice: PENDING_NOTICE }
 			: {}),
+		...(result.unverified ? { comparedWithRequest: false, notice: UNVERIFIED_NOTICE } : {}),
 	};
 }
 

@@ -60,8 +60,27 @@ const recipientSchema = z.object({
 		.pipe(z.email('E-mail is not a valid e-mail address')),
 });
 
+/*
+ * GET /v2/orders/{reference} shares its path with the service's fixed routes under /v2/orders/,
+ * so an order under one of these names could be bought but never read back: not its status,
+ * not the look-up that keeps a retry from buying twice. Compared as the service's router may
+ * (any case, surrounding spaces ignored).
+ */
+const UNREADABLE_REFERENCES = ['templates', 'recipients'];
+
+export const isUnreadableReference = (reference: string) =>
+	UNREADABLE_REFERENCES.includes(reference.trim().toLowerCase());
+
+const referenceSchema = requiredText('Reference').refine(
+	(reference) => !isUnreadableReference(reference),
+	{
+		error: (issue) =>
+			`"${String(issue.input).trim()}" cannot be a Reference: GET /v2/orders/${String(issue.input).trim()} is another of the service's endpoints, so an order under it could never be read back`,
+	},
+);
+
 const orderBase = {
-	reference: requiredText('Reference'),
+	reference: referenceSchema,
 	productCode: requiredText('Product code'),
 	amount: amountSchema,
 	couponCode: optionalText,
@@ -91,6 +110,8 @@ export type Recipient = z.output<typeof recipientSchema>;
 
 export const lookupSchema = (field: string, label: string) =>
 	z.object({ [field]: requiredText(label) });
+
+export const orderLookupSchema = z.object({ reference: referenceSchema });
 
 function fieldPath(path: PropertyKey[]): string {
 	return path

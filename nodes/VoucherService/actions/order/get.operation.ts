@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
 import { outputModeField, readOptionsField, referenceField } from '../../shared/fields';
-import { lookupSchema, validate } from '../../shared/validation';
+import { orderLookupSchema, validate } from '../../shared/validation';
 import { orderItems } from '../../shared/order';
 import { executionParameters } from '../../shared/parameters';
 import { findOrder } from './orderLookup';
@@ -20,7 +20,7 @@ export async function execute(
 ): Promise<IDataObject[]> {
 	const { node, get } = executionParameters(this);
 	const { reference } = validate(
-		lookupSchema('reference', 'Reference'),
+		orderLookupSchema,
 		{ reference: get('reference', itemIndex) },
 		node,
 		itemIndex,

@@ -10,6 +10,7 @@ import { readCreateSettings, readCredentialLimit } from './createOptions';
 import type { CreateSettings } from './createOptions';
 import { addDryRunHint } from './dryRun';
 import { findOrder } from './orderLookup';
+import { matchOrder, referenceTakenError } from './orderMatch';
 import { checkSpending, placeOrder } from './orderPlacement';
 import { voucherCount } from './orderRequest';
 import type { OrderRequest, PlannedOrder } from './orderRequest';
@@ -27,6 +28,10 @@ async function preview(
 	try {
 		const existing = await findOrder(client, reference, itemIndex);
 		if (!existing) return { itemIndex, json: [{ ...json, wouldBuy: true }], wouldBuy: true };
+		const match = matchOrder(existing, request);
+		if (match.kind === 'mismatch') {
+			throw referenceTakenError(client.node, itemIndex, reference, existing, match.differences);
+		}
 		if (settings.ifReferenceExists === 'fail') {
 			throw new NodeOperationError(
 				client.node,
@@ -37,40 +42,43 @@ async function preview(
 		const { orderNumber, status } = existing;
 		return {
 			itemIndex,
-			json: [{ ...json, wouldBuy: false, alreadyExisted: true, orderNumber, status }],
+			json: [
+				{
+					...json,
+					wouldBuy: false,
+					alreadyExisted: true,
+					orderNumber,
+					status,
+					...(match.kind === 'unverified' ? { comparedWithRequest: false } : {}),
+				},
+			],
 		};
 	} catch (error) {
 		return { itemIndex, error };
 	}
 }
 
+/** References compared as the service may compare them: any case, no surrounding spaces. */
+const referenceKey = (reference: string) => reference.trim().toLowerCase();
+
 /**
- * A later item of the same run with a reference an earlier item would create: a real run
- * buys that reference once, so this item would find it (or fail, with "Fail").
+ * One reference buys one order, so a second item with it would be handed the first item's
+ * order as its own: someone told they got a voucher they did not get.
  */
-function sameReferenceInRun(
+function sharedReferenceError(
 	node: INode,
-	outcome: Preview,
+	itemIndex: number,
+	reference: string,
 	firstItem: number,
-	settings: CreateSettings,
-): Preview {
-	const { itemIndex } = outcome;
-	const json = 'json' in outcome ? outcome.json[0] : {};
-	if (settings.ifReferenceExists === 'fail') {
-		const error = new NodeOperationError(
-			node,
-			`Item ${itemIndex}: an order with reference "${String(json.reference)}" would already exist`,
-			{
-				itemIndex,
-				description: `Item ${firstItem} of this run would create it first, and a real run would stop here. Nothing was sent.`,
-			},
-		);
-		return { itemIndex, error };
-	}
-	return {
-		itemIndex,
-		json: [{ ...json, wouldBuy: false, sameReferenceAsItem: firstItem }],
-	};
+): NodeOperationError {
+	return new NodeOperationError(
+		node,
+		`Item ${itemIndex}: reference "${reference}" is already used by item ${firstItem} of this run`,
+		{
+			itemIndex,
+			description: `One Reference is one order, so this item would get item ${firstItem}'s order instead of its own. Nothing was sent for this item. Either use Create for Recipients with Recipients set to "From Input Items" (a campaign: one voucher per row under one base reference), or build the Reference from the row, for example {{ 'welcome-' + $json.email }}.`,
+		},
+	);
 }
 
 /**
@@ -87,11 +95,17 @@ export async function planItemOrders(
 	const { node } = executionParameters(context);
 	const plan: ItemPlan = { settled: [], jobs: [] };
 	const previews: Array<{ order: PlannedOrder; settings: CreateSettings }> = [];
+	const firstItemOf = new Map<string, number>();
 	context.getInputData().forEach((_, itemIndex) => {
 		let order: PlannedOrder;
 		let settings: CreateSettings;
 		try {
 			order = { itemIndex, request: readRequest(itemIndex) };
+			const { reference } = order.request.body;
+			const firstItem = firstItemOf.get(referenceKey(reference));
+			if (firstItem !== undefined)
+				throw sharedReferenceError(node, itemIndex, reference, firstItem);
+			firstItemOf.set(referenceKey(reference), itemIndex);
 			settings = readCreateSettings(context, itemIndex, credentialLimit);
 			checkSpending(node, order, settings.limitKobo);
 		} catch (error) {
@@ -119,22 +133,10 @@ export async function planItemOrders(
 			concurrencyLimit(options.concurrency),
 			async (index) => await preview(client, previews[index].order, previews[index].settings),
 		);
-		const firstOfReference = new Map<string, number>();
-		const counted = outcomes.map((outcome, index) => {
-			if (!outcome.wouldBuy) return outcome;
-			const { order, settings } = previews[index];
-			const { reference } = order.request.body;
-			const first = firstOfReference.get(reference);
-			if (first === undefined) {
-				firstOfReference.set(reference, order.itemIndex);
-				return outcome;
-			}
-			return sameReferenceInRun(client.node, outcome, first, settings);
-		});
-		plan.settled.push(...counted);
+		plan.settled.push(...outcomes);
 		addDryRunHint(
 			context,
-			previews.filter((_, index) => counted[index].wouldBuy).map(({ order }) => order.request),
+			previews.filter((_, index) => outcomes[index].wouldBuy).map(({ order }) => order.request),
 		);
 	}
 	return plan;

@@ -1,9 +1,45 @@
+import { NodeOperationError } from 'n8n-workflow';
+
 import type { VoucherApiClient } from '../../transport/client';
 import { wait } from '../../transport/retry';
 import { isTerminal } from '../../shared/order';
 import type { Order, OrderResult } from '../../shared/order';
 
 const ORDER_NOT_FOUND_CODE = '04';
+
+const sameReference = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * The answer's data as the order under `reference`, or an error. Whatever else the service
+ * answers (a list, another order) must never be taken for this order: safe create and the
+ * campaigns decide what to buy from it.
+ */
+export function asOrder(
+	client: VoucherApiClient,
+	data: unknown,
+	reference: string,
+	itemIndex: number,
+): Order {
+	const order = data as Partial<Order> | null;
+	const isOrder =
+		typeof order === 'object' &&
+		order !== null &&
+		!Array.isArray(order) &&
+		typeof order.orderNumber === 'string' &&
+		typeof order.status === 'string' &&
+		(order.reference === undefined || sameReference(String(order.reference), reference));
+	if (isOrder) return order as Order;
+	throw new NodeOperationError(
+		client.node,
+		`Item ${itemIndex}: the service's answer for reference "${reference}" is not that order`,
+		{
+			itemIndex,
+			description: Array.isArray(data)
+				? 'It answered with a list. The output shows nothing from it, and nothing was bought on the strength of it.'
+				: 'It lacks an order number or status, or names another reference. The output shows nothing from it, and nothing was bought on the strength of it.',
+		},
+	);
+}
 
 /**
  * The order with this reference, or undefined when the service answers `04`. Reads are
@@ -15,13 +51,14 @@ export async function findOrder(
 	itemIndex: number,
 	burst = false,
 ): Promise<Order | undefined> {
-	return await client.request<Order | undefined>({
+	const data = await client.request<unknown>({
 		method: 'GET',
 		path: `/v2/orders/${encodeURIComponent(reference)}`,
 		itemIndex,
 		acceptCodes: [ORDER_NOT_FOUND_CODE],
 		burst,
 	});
+	return data === undefined ? undefined : asOrder(client, data, reference, itemIndex);
 }
 
 /** Polling while an order is PROCESSING: first check after 1 s, then 1.5× longer, at most 15 s apart. */

@@ -7,6 +7,7 @@ import type { CreateSettings } from './createOptions';
 import { waitForTerminalStatus } from './orderLookup';
 import { orderTotalKobo } from './orderRequest';
 import type { PlannedOrder } from './orderRequest';
+import { matchOrder, referenceTakenError } from './orderMatch';
 import { createOrderSafely } from './safeCreate';
 
 /** Throws when the order's total is above the spending limit. Plans call it before anything is sent. */
@@ -27,5 +28,30 @@ export async function placeOrder(
 	checkSpending(client.node, order, settings.limitKobo);
 	const created = await createOrderSafely(client, order, settings.ifReferenceExists);
 	if (!settings.waitForCompletion) return created;
-	return await waitForTerminalStatus(client, created, settings.waitTimeoutMs, order.itemIndex);
+	const waited = await waitForTerminalStatus(
+		client,
+		created,
+		settings.waitTimeoutMs,
+		order.itemIndex,
+	);
+	return waited.unverified ? verifiedAfterWait(client, order, waited) : waited;
+}
+
+/** An order found under the reference while it listed no vouchers, compared once it lists them. */
+function verifiedAfterWait(
+	client: VoucherApiClient,
+	{ itemIndex, request }: PlannedOrder,
+	result: OrderResult,
+): OrderResult {
+	const match = matchOrder(result.order, request);
+	if (match.kind === 'mismatch') {
+		throw referenceTakenError(
+			client.node,
+			itemIndex,
+			request.body.reference,
+			result.order,
+			match.differences,
+		);
+	}
+	return match.kind === 'match' ? { ...result, unverified: undefined } : result;
 }

@@ -3,8 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { VoucherApiClient } from '../../transport/client';
 import { asNodeError, isVoucherApiError } from '../../transport/errors';
 import { backoffDelay, CREATE_RETRY, wait } from '../../transport/retry';
-import type { Order, OrderResult } from '../../shared/order';
-import { findOrder } from './orderLookup';
+import type { OrderResult } from '../../shared/order';
+import { asOrder, findOrder } from './orderLookup';
+import { matchOrder, referenceTakenError } from './orderMatch';
 import type { PlannedOrder } from './orderRequest';
 
 export type IfReferenceExists = 'returnExisting' | 'fail';
@@ -14,7 +15,8 @@ export type IfReferenceExists = 'returnExisting' | 'fail';
  * idempotency key, only the client's unique reference, so whenever the outcome of a
  * create is unclear (timeout, reset, 5xx, 429, or any refusal such as a duplicate
  * reference) the reference is looked up first:
- * - found: that order is returned, marked alreadyExisted;
+ * - found: that order is returned, marked alreadyExisted, if it is this request (see
+ *   orderMatch.ts); an order that differs is an error;
  * - not found (`04`): a transient failure is retried with backoff, a refusal is reported.
  */
 export async function createOrderSafely(
@@ -31,13 +33,17 @@ export async function createOrderSafely(
 				body: request.body,
 				itemIndex,
 			});
-			return { order: envelope.data as Order, alreadyExisted: false };
+			return { order: asOrder(client, envelope.data, reference, itemIndex), alreadyExisted: false };
 		} catch (error) {
 			if (!isVoucherApiError(error) || error.kind === 'auth' || error.kind === 'notFound') {
 				throw asNodeError(client.node, error);
 			}
 			const existing = await findOrder(client, reference, itemIndex);
 			if (existing) {
+				const match = matchOrder(existing, request);
+				if (match.kind === 'mismatch') {
+					throw referenceTakenError(client.node, itemIndex, reference, existing, match.differences);
+				}
 				// Only a first attempt that was refused proves the reference predates this run;
 				// after an unanswered attempt the order found is most likely the one we sent.
 				const predatesRun = attempt === 1 && error.kind === 'rejected';
@@ -53,7 +59,11 @@ export async function createOrderSafely(
 				}
 				// alreadyExisted says "an earlier run bought this", so a workflow that delivers
 				// codes only for new orders never skips one paid for in this run.
-				return { order: existing, alreadyExisted: predatesRun };
+				return {
+					order: existing,
+					alreadyExisted: predatesRun,
+					...(match.kind === 'unverified' ? { unverified: true } : {}),
+				};
 			}
 			if (error.kind === 'rejected' || attempt >= CREATE_RETRY.attempts) {
 				throw asNodeError(client.node, error);
