@@ -8,7 +8,7 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { WEBHOOK_CREDENTIAL } from '../shared/credentials';
 import { hasSignatureShape, openDelivery, type WebhookEvent } from '../shared/signature';
@@ -23,8 +23,25 @@ interface OutputOptions {
 	includeUnknownEvents?: boolean;
 }
 
-/** Writes the answer ourselves so that n8n starts no execution and the service stops retrying. */
-function refuse(this: IWebhookFunctions, status: 400 | 401, message: string): IWebhookResponseData {
+type WebhookRequest = ReturnType<IWebhookFunctions['getRequestObject']>;
+
+/*
+ * The service never retries a 2xx, 400 or 401, and retries a 5xx with backoff. A delivery
+ * this node cannot check for a reason of its own (the credential or n8n's database failed)
+ * may be genuine, so it gets a 5xx and comes back later. 503: the failure is ours and
+ * expected to pass; the service retries every 5xx alike.
+ */
+const UNAVAILABLE = 503;
+
+/**
+ * Writes the answer ourselves so that n8n starts no execution. A 4xx is final for the
+ * service; a 5xx makes it deliver again later.
+ */
+function refuse(
+	this: IWebhookFunctions,
+	status: 400 | 401 | typeof UNAVAILABLE,
+	message: string,
+): IWebhookResponseData {
 	this.getResponseObject().status(status).send(message).end();
 	return { noWebhookResponse: true };
 }
@@ -34,14 +51,60 @@ function acknowledgeWithoutRunning(reason: string): IWebhookResponseData {
 	return { webhookResponse: { received: true, ignored: reason } };
 }
 
-async function readSecret(this: IWebhookFunctions): Promise<unknown> {
-	try {
-		const credentials = await this.getCredentials(WEBHOOK_CREDENTIAL);
-		return credentials.secret;
-	} catch {
-		// Missing or undecryptable credentials must fail closed, like a wrong secret
-		return undefined;
+/** Throws when the credential gives no usable secret: a fault on our side, not the sender's. */
+async function readSecret(this: IWebhookFunctions): Promise<string> {
+	const { secret } = await this.getCredentials(WEBHOOK_CREDENTIAL);
+	if (typeof secret !== 'string' || secret.length === 0) {
+		throw new NodeOperationError(this.getNode(), 'The webhook credential holds no secret');
 	}
+	return secret;
+}
+
+/*
+ * The error's class and message only. n8n's credential errors have fixed messages and keep
+ * what was decrypted in their cause, which is left out; a secret already read is masked in
+ * case a later error quotes it.
+ */
+function describeFailure(error: unknown, secret: string | undefined): string {
+	const text =
+		error instanceof Error ? `${error.constructor.name}: ${error.message}` : 'a non-Error value';
+	return secret === undefined ? text : text.split(secret).join('[secret]');
+}
+
+/*
+ * Throwing from webhook() would not do: n8n answers 500 but also starts an execution that
+ * fails at the trigger. So the failure is answered here, and the cause goes to n8n's log.
+ */
+function answerUnavailable(
+	this: IWebhookFunctions,
+	error: unknown,
+	secret: string | undefined,
+): IWebhookResponseData {
+	this.logger.warn(
+		`Voucher Service Trigger answered ${UNAVAILABLE}, so the service will deliver again: ${describeFailure(error, secret)}`,
+		{ workflowId: this.getWorkflow().id, node: this.getNode().name },
+	);
+	return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
+}
+
+/**
+ * Process memory is written last: once it holds the key, a 5xx for this delivery would
+ * make the service's retry look like a duplicate.
+ */
+function isKnownDuplicate(this: IWebhookFunctions, key: string | undefined): boolean {
+	// A Test URL delivery (the editor listening) is neither filtered nor remembered, so
+	// it can never swallow the production copy of the same event.
+	const remembers =
+		key !== undefined &&
+		this.getMode() !== 'manual' &&
+		(this.getNodeParameter('suppressDuplicates', true) as boolean);
+	if (!remembers) return false;
+	const now = Date.now();
+	const scope = `${this.getWorkflow().id}:${this.getNode().id}`;
+	// A cheap first filter: copies that reach this process at once, and events whose
+	// executions already saved them in static data. execute() holds the real check.
+	const persisted = hasSeen(this.getWorkflowStaticData('node'), key, now);
+	return persisted || !recordFirstSighting(processStore(scope), key, now);
 }
 
 function toItem(
@@ -61,6 +124,30 @@ function toItem(
 		...(options.includeHeaders ? { headers } : {}),
 		...(options.includeRawBody ? { rawBody: rawBody.toString('utf8') } : {}),
 	};
+}
+
+function answerDelivery(
+	this: IWebhookFunctions,
+	request: WebhookRequest,
+	secret: string,
+): IWebhookResponseData {
+	const delivery = openDelivery(request.rawBody, request.headers.signature, secret);
+	if (delivery.status === 'unauthorized') return refuse.call(this, 401, 'Unauthorized');
+	if (delivery.status === 'malformed') return refuse.call(this, 400, 'Not a webhook event');
+
+	const { event } = delivery;
+	const options = this.getNodeParameter('options', {}) as OutputOptions;
+	const filter: EventFilter = {
+		events: this.getNodeParameter('events', []) as string[],
+		orderStatuses: this.getNodeParameter('orderStatuses', []) as string[],
+		includeUnknownEvents: options.includeUnknownEvents === true,
+	};
+	if (!isWanted(event, filter)) return acknowledgeWithoutRunning('filtered');
+
+	const key = deduplicationKey(event);
+	const item = toItem(event, key, request.rawBody, request.headers as IDataObject, options);
+	if (isKnownDuplicate.call(this, key)) return acknowledgeWithoutRunning('duplicate');
+	return { workflowData: [[{ json: item }]] };
 }
 
 export class VoucherServiceTrigger implements INodeType {
@@ -121,52 +208,28 @@ export class VoucherServiceTrigger implements INodeType {
 		if (!hasSignatureShape(request.headers.signature)) {
 			return refuse.call(this, 401, 'Unauthorized');
 		}
-		const secret = await readSecret.call(this);
-		const delivery = openDelivery(request.rawBody, request.headers.signature, secret);
-		if (delivery.status === 'unauthorized') return refuse.call(this, 401, 'Unauthorized');
-		if (delivery.status === 'malformed') return refuse.call(this, 400, 'Not a webhook event');
-
-		const { event } = delivery;
-		const options = this.getNodeParameter('options', {}) as OutputOptions;
-		const filter: EventFilter = {
-			events: this.getNodeParameter('events', []) as string[],
-			orderStatuses: this.getNodeParameter('orderStatuses', []) as string[],
-			includeUnknownEvents: options.includeUnknownEvents === true,
-		};
-		if (!isWanted(event, filter)) return acknowledgeWithoutRunning('filtered');
-
-		const key = deduplicationKey(event);
-		// A cheap first filter: copies that reach this process at once, and events whose
-		// executions already saved them in static data. execute() holds the real check.
-		// A Test URL delivery (the editor listening) is neither filtered nor remembered, so
-		// it can never swallow the production copy of the same event.
-		const remembers =
-			key !== undefined &&
-			this.getMode() !== 'manual' &&
-			(this.getNodeParameter('suppressDuplicates', true) as boolean);
-		if (remembers) {
-			const now = Date.now();
-			const scope = `${this.getWorkflow().id}:${this.getNode().id}`;
-			const persisted = hasSeen(this.getWorkflowStaticData('node'), key, now);
-			if (persisted || !recordFirstSighting(processStore(scope), key, now)) {
-				return acknowledgeWithoutRunning('duplicate');
-			}
+		let secret: string | undefined;
+		try {
+			secret = await readSecret.call(this);
+			return answerDelivery.call(this, request, secret);
+		} catch (error) {
+			return answerUnavailable.call(this, error, secret);
 		}
-
-		const item = toItem(event, key, request.rawBody, request.headers as IDataObject, options);
-		return { workflowData: [[{ json: item }]] };
 	}
 
 	/*
 	 * Runs inside the execution a delivery started: in queue mode on a worker, where n8n's
 	 * deduplication store is available. A duplicate found here leaves the execution without
 	 * items, so nothing after the trigger runs. Executions started from the editor's test
-	 * URL record nothing, so a test event never swallows the real one.
+	 * URL record nothing, so a test event never swallows the real one. A retry from the
+	 * executions list runs this node again only when it failed, that is when its election
+	 * could not reach the database, possibly after writing its claim: the retry would find
+	 * that claim and stop, so a retry runs the event as the person asked.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		if (!(this.getNodeParameter('suppressDuplicates', 0, true) as boolean)) return [items];
-		if (this.getMode() === 'manual') return [items];
+		if (this.getMode() === 'manual' || this.getMode() === 'retry') return [items];
 		const fresh: INodeExecutionData[] = [];
 		for (const item of items) {
 			const key = item.json.deduplicationKey;

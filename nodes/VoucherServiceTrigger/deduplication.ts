@@ -113,7 +113,8 @@ async function record(store: ProcessedStore, values: string[], node: INode): Pro
 			if (attempt >= ATTEMPTS) {
 				throw new NodeOperationError(node, error as Error, {
 					message: "Could not check the event against n8n's deduplication table",
-					description: 'Retry this execution once the database answers again.',
+					description:
+						'n8n already answered the service, so it will not send this event again. Retry this execution from the executions list once the database answers again.',
 				});
 			}
 			await sleep(RETRY_AFTER_MS * attempt);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +64,22 @@ export function loadWorkflow(
 	return wf;
 }
 
+/**
+ * The trigger-events workflow with a trigger of its own: a fresh webhook id (so its URL
+ * is its own) and node id (so its deduplication memory starts empty).
+ */
+export function uniqueTriggerWorkflow(
+	webhook: { id: string; name: string },
+	name: string,
+): WorkflowJson {
+	const wf = loadWorkflow('trigger-events', { webhook });
+	const trigger = wf.nodes[0];
+	trigger.webhookId = randomUUID();
+	trigger.id = randomUUID();
+	wf.name = `${name} ${trigger.webhookId}`;
+	return wf;
+}
+
 export async function until<T>(
 	what: string,
 	fn: () => T | undefined | Promise<T | undefined>,
@@ -106,10 +123,7 @@ export interface ExecutionSummary {
 }
 
 /** Every execution of a workflow; n8n 2.41 pages the list with an opaque cursor. */
-async function allExecutions(
-	rest: N8nRest,
-	workflowId: string,
-): Promise<ExecutionSummary[]> {
+async function allExecutions(rest: N8nRest, workflowId: string): Promise<ExecutionSummary[]> {
 	const byId = new Map<string, ExecutionSummary>();
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
 	let cursor: string | null = null;

@@ -19,11 +19,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linearWorkflow, type N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
 import {
 	WEBHOOK_CREDENTIAL,
-	loadWorkflow,
 	ownerClient,
 	postEvent,
 	restartN8n,
 	settledExecutions,
+	uniqueTriggerWorkflow,
 	until,
 	webhookUrls,
 } from './helpers.mts';
@@ -45,15 +45,6 @@ interface Target {
 
 function event(serialNumber: number) {
 	return JSON.stringify({ type: 'VOUCHER_UPDATED', data: { serialNumber, balance: 2500 } });
-}
-
-function triggerWorkflow(webhook: { id: string; name: string }): WorkflowJson {
-	const wf = loadWorkflow('trigger-events', { webhook });
-	const trigger = wf.nodes[0];
-	trigger.webhookId = randomUUID();
-	trigger.id = randomUUID();
-	wf.name = `E2E: redelivery ${trigger.webhookId}`;
-	return wf;
 }
 
 /** n8n's Webhook node → `middle` → Received: a store measured with n8n's own nodes. */
@@ -205,7 +196,7 @@ describe('redelivery: each event starts exactly one execution', () => {
 				secret: SECRET,
 			},
 		);
-		const trigger = triggerWorkflow(webhook);
+		const trigger = uniqueTriggerWorkflow(webhook, 'E2E: redelivery');
 		for (const [wf, signed] of [
 			[trigger, true],
 			[removeDuplicates, false],

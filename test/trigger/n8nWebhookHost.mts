@@ -38,8 +38,14 @@ export interface HostOptions {
 	db?: Database;
 	/** How long the rest of the workflow runs: n8n saves static data only at the end. */
 	workflowRunMs?: number;
-	/** 'manual': the editor listening on the Test URL; n8n runs such requests in that mode. */
-	mode?: 'webhook' | 'manual';
+	/**
+	 * 'manual': the editor listening on the Test URL; n8n runs such requests in that mode.
+	 * 'retry': a failed execution retried from the executions list (in n8n only execute()
+	 * sees that mode).
+	 */
+	mode?: 'webhook' | 'manual' | 'retry';
+	/** Replaces parts of what webhook() gets from n8n, e.g. a getCredentials that fails. */
+	webhookContext?: Partial<Record<keyof IWebhookFunctions, unknown>>;
 }
 
 export interface Database {
@@ -53,6 +59,8 @@ export interface WebhookHost {
 	/** Items that left the trigger, one array per execution. */
 	executions: IDataObject[][];
 	answers: Array<{ status: number; body: string }>;
+	/** What the node logged at warn level, message and metadata as one line each. */
+	warnings: string[];
 	db: Database;
 	idle(): Promise<void>;
 	close(): Promise<void>;
@@ -138,6 +146,14 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 	const getParameter = parameterReader(options.node, options.parameters ?? {});
 	const executions: IDataObject[][] = [];
 	const answers: WebhookHost['answers'] = [];
+	const warnings: string[] = [];
+	const ignore = () => undefined;
+	const logger = {
+		warn: (message: string, meta?: object) => warnings.push(`${message} ${JSON.stringify(meta)}`),
+		error: ignore,
+		info: ignore,
+		debug: ignore,
+	};
 	const running = new Set<Promise<void>>();
 	let executionCount = 0;
 	const hostTag = randomUUID().slice(0, 8);
@@ -206,7 +222,9 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 				}
 				return { secret: options.secret };
 			},
+			logger,
 			helpers: {},
+			...options.webhookContext,
 		} as unknown as IWebhookFunctions;
 
 		const result = await options.node.webhook!.call(context);
@@ -235,6 +253,7 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 		url: `http://127.0.0.1:${port}/webhook/voucher-service/webhook`,
 		executions,
 		answers,
+		warnings,
 		db,
 		async idle() {
 			await Promise.all([...running]);

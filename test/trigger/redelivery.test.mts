@@ -120,3 +120,23 @@ describe('a delivery to the Test URL', () => {
 	});
 });
 
+describe('a retry from the executions list', () => {
+	it('runs an event whose failed election had already recorded it', async () => {
+		const key = JSON.stringify(['VOUCHER_UPDATED', 4343, 7]);
+		// What an election leaves when the database fails after its first write.
+		const db: Database = { staticData: null, processed: [key, JSON.stringify([key, 'failed'])] };
+		const { VoucherServiceTrigger } = await import(
+			'../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node'
+		);
+		const host = await startWebhookHost({
+			node: new VoucherServiceTrigger(),
+			secret: SECRET,
+			db,
+			mode: 'retry',
+		});
+		hosts.push(host);
+		await deliverAll([host], [4343]);
+		await host.idle();
+		expect(runs([host]).get(4343)).toBe(1);
+	});
+});

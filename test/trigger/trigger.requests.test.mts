@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { signPayload } from '../../nodes/shared/signature';
 import { VoucherServiceTrigger } from '../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node';
@@ -69,5 +69,98 @@ describe('requests the service would not send', () => {
 			signPayload(unknownEvent, SECRET),
 		);
 		expect(item).not.toHaveProperty('rawBody');
+	});
+});
+
+describe('deliveries the node cannot check for a reason of its own', () => {
+	const event = (serialNumber: number) =>
+		JSON.stringify({ type: 'VOUCHER_UPDATED', data: { serialNumber, balance: 5 } });
+
+	it.each([
+		['the credential cannot be decrypted', 'Credentials could not be decrypted.', 701],
+		['the database cannot be reached', 'SQLITE_BUSY: database is locked', 702],
+	])(
+		'answers 503 when %s, starts nothing and logs the cause without the secret',
+		async (_, message, serial) => {
+			const getCredentials = vi.fn(async () => {
+				throw new Error(message);
+			});
+			host = await startWebhookHost({
+				node: new VoucherServiceTrigger(),
+				secret: SECRET,
+				webhookContext: { getCredentials },
+			});
+			expect(await deliver(event(serial))).toEqual({ status: 503, text: 'Service Unavailable' });
+			expect(getCredentials).toHaveBeenCalledOnce();
+			expect(host.executions).toHaveLength(0);
+			expect(host.warnings).toHaveLength(1);
+			expect(host.warnings[0]).toContain(`Error: ${message}`);
+			expect(host.warnings[0]).not.toContain(SECRET);
+		},
+	);
+
+	it.each([
+		['no credential on the node', { secret: undefined }],
+		['an empty secret', { secret: '' }],
+		[
+			'a secret that is not a string',
+			{ webhookContext: { getCredentials: async () => ({ secret: 42 }) } },
+		],
+	])('answers 503 to a signed delivery with %s', async (_, options) => {
+		host = await startWebhookHost({
+			node: new VoucherServiceTrigger(),
+			secret: SECRET,
+			...options,
+		});
+		expect((await deliver(event(703))).status).toBe(503);
+		expect(host.executions).toHaveLength(0);
+		expect(host.warnings).toHaveLength(1);
+	});
+
+	it('answers 503 when static data cannot be read, masks the secret, and runs the same delivery once later', async () => {
+		const broken = await startWebhookHost({
+			node: new VoucherServiceTrigger(),
+			secret: SECRET,
+			webhookContext: {
+				getWorkflowStaticData: () => {
+					throw new Error(`query failed near '${SECRET}'`);
+				},
+			},
+		});
+		host = broken;
+		expect((await deliver(event(704))).status).toBe(503);
+		expect(broken.warnings[0]).toContain("query failed near '[secret]'");
+		expect(broken.warnings[0]).not.toContain(SECRET);
+		await broken.close();
+
+		// Same process (module), so a key remembered by the failed request would show here.
+		host = await startWebhookHost({ node: new VoucherServiceTrigger(), secret: SECRET });
+		expect((await deliver(event(704))).status).toBe(200);
+		expect(host.executions).toEqual([[expect.objectContaining({ event: 'VOUCHER_UPDATED' })]]);
+	});
+
+	it('still answers 401 to a wrong signature when the secret can be read', async () => {
+		host = await startWebhookHost({ node: new VoucherServiceTrigger(), secret: SECRET });
+		const body = event(705);
+		const answer = await deliver(body, { signature: signPayload(body, 'another-secret') });
+		expect(answer).toEqual({ status: 401, text: 'Unauthorized' });
+		expect(host.warnings).toHaveLength(0);
+	});
+
+	it.each([
+		['a missing signature', {}],
+		['a header that cannot be a signature', { signature: 'abc' }],
+	])('answers 401 to %s without reading the credential', async (_, headers) => {
+		const getCredentials = vi.fn();
+		host = await startWebhookHost({
+			node: new VoucherServiceTrigger(),
+			secret: SECRET,
+			webhookContext: { getCredentials },
+		});
+		const res = await request(host.url, { method: 'POST', headers, body: event(706) });
+		expect(res.statusCode).toBe(401);
+		await res.body.dump();
+		expect(getCredentials).not.toHaveBeenCalled();
+		expect(host.executions).toHaveLength(0);
 	});
 });

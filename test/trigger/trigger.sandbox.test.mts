@@ -97,13 +97,25 @@ describe('VoucherServiceTrigger with the sandbox', () => {
 		expect(receiver.executions).toHaveLength(0);
 	});
 
-	it('answers 401 when the node has no credential', async () => {
-		const receiver = await listen({ secret: undefined });
+	it("answers 503 while the credential cannot be read, and the service's retry runs the event once", async () => {
+		let reads = 0;
+		const receiver = await listen({
+			webhookContext: {
+				getCredentials: async () => {
+					if (++reads === 1) throw new Error('Credentials could not be decrypted.');
+					return { secret: SECRET };
+				},
+			},
+		});
 		sb.emitVoucherUpdate(voucher.serial, 11);
 
-		const deliveries = await settledDeliveries(sb, 1);
-		expect(deliveries.map((d) => d.status)).toEqual([401]);
-		expect(receiver.executions).toHaveLength(0);
+		await vi.waitFor(() => expect(sb.state.deliveries.at(-1)?.outcome).toBe('delivered'));
+		await receiver.idle();
+		expect(sb.state.deliveries.map((d) => [d.status, d.outcome, d.attempt])).toEqual([
+			[503, 'retry', 1],
+			[200, 'delivered', 2],
+		]);
+		expect(receiver.executions).toHaveLength(1);
 	});
 
 	it('starts one execution per event when the service sends each one five times at once', async () => {
