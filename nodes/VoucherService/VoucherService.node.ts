@@ -8,6 +8,7 @@ import type {
 
 import { operationProperties, resourceField, route, subtitle } from './actions/router';
 import { getTemplates } from './methods/loadOptions';
+import { giveCodesToAgentField } from './shared/agentTool';
 import { API_CREDENTIAL, WEBHOOK_CREDENTIAL } from '../shared/credentials';
 import { voucherServiceWebhookSecretTest } from '../shared/webhookSecretTest';
 
@@ -38,7 +39,7 @@ export class VoucherService implements INodeType {
 				displayOptions: { show: { resource: ['webhook'] } },
 			},
 		],
-		properties: [resourceField, ...operationProperties],
+		properties: [resourceField, ...operationProperties, giveCodesToAgentField],
 	};
 
 	methods = {

@@ -11,18 +11,26 @@ import { sign, type Sandbox } from '../../sandbox/server.mts';
 export const API_CREDENTIAL = 'voucherServiceApi';
 export const WEBHOOK_CREDENTIAL = 'voucherServiceWebhookApi';
 export const ACTION_NODE = 'n8n-nodes-voucher-service.voucherService';
+/** The action node as n8n names it when it is added to an AI Agent as a tool. */
+export const ACTION_TOOL_NODE = `${ACTION_NODE}Tool`;
 export const TRIGGER_NODE = 'n8n-nodes-voucher-service.voucherServiceTrigger';
 
 const WORKFLOW_DIR = fileURLToPath(new URL('./workflows/', import.meta.url));
 
 export const n8nUrl = (): string => inject('n8nUrl');
 
-/** Our API credential in n8n, pointed at `sandbox` with its keys. */
-export async function sandboxApiCredential(rest: N8nRest, sandbox: Sandbox, name: string) {
+/** Our API credential in n8n, pointed at `sandbox` with its keys, plus any other fields (e.g. maxOrderTotal). */
+export async function sandboxApiCredential(
+	rest: N8nRest,
+	sandbox: Sandbox,
+	name: string,
+	fields: Record<string, unknown> = {},
+) {
 	return await rest.createCredential(name, API_CREDENTIAL, {
 		baseUrl: sandbox.url,
 		publicKey: sandbox.keys.publicKey,
 		secretKey: sandbox.keys.secretKey,
+		...fields,
 	});
 }
 

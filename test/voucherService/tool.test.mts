@@ -5,10 +5,11 @@
  * where $fromAI() reads them.
  */
 import { describe, expect, it } from 'vitest';
-import type { INode, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { createNodeAsTool } from 'n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool';
 
 import { packageNodeTypeName, workflowNode } from '../support/runWorkflow.mts';
+import { issuedSecrets, leakedSecrets } from '../support/secrets.mts';
 import {
 	apiRequests,
 	runVoucher,
@@ -30,7 +31,11 @@ function agentTool(
 		node,
 		nodeType: voucherNode,
 		handleToolInvocation: async (toolArgs) => {
-			const result = await runVoucher(sandbox, parameters, { items: [toolArgs], credential });
+			const result = await runVoucher(sandbox, parameters, {
+				items: [toolArgs],
+				credential,
+				asTool: true,
+			});
 			if (result.error) throw new Error(result.error.message);
 			return result.json;
 		},
@@ -99,5 +104,115 @@ describe('creates called by an agent obey the spending guard', () => {
 			tool.invoke({ reference: uniqueReference('agent'), amount: 2500.01, quantity: 2 }),
 		).rejects.toThrow(/above the maximum order total of NGN 5,000\.00/);
 		expect(apiRequests(sandbox)).toHaveLength(0);
+	});
+});
+
+describe("an agent is not handed the vouchers' codes and PINs", () => {
+	const fromAI = (name: string, type: string) =>
+		`={{ $fromAI('${name}', 'The ${name}', '${type}') }}`;
+	const buy = (extra: INodeParameters = {}): INodeParameters => ({
+		resource: 'order',
+		operation: 'create',
+		reference: fromAI('reference', 'string'),
+		productCode: 'VCH-INSTANT',
+		amount: 1000,
+		quantity: 2,
+		additionalFields: { pin: '7391' },
+		...extra,
+	});
+	const serialsOf = (reference: string) =>
+		sandbox.state.orders.get(reference)!.vouchers.map((voucher) => voucher.serial);
+
+	it('Create as a tool returns the order, serials and values, and withholds codes and PINs', async () => {
+		const reference = uniqueReference('agent-buy');
+		const [order] = (await agentTool('Buy vouchers', buy()).invoke({ reference })) as IDataObject[];
+		expect(leakedSecrets(order, issuedSecrets(sandbox, [reference]))).toEqual([]);
+		expect(order).toMatchObject({ reference, status: 'COMPLETED', codesWithheld: true });
+		expect(order.codesNotice).toMatch(/withheld.*Order → Get, reference agent-buy-/s);
+		const vouchers = order.vouchers as IDataObject[];
+		expect(vouchers.map((voucher) => voucher.serial)).toEqual(serialsOf(reference));
+		expect(vouchers.map((voucher) => voucher.value)).toEqual([1000, 1000]);
+		for (const voucher of vouchers) expect(Object.keys(voucher)).not.toContain('pin');
+	});
+
+	it('one item per voucher withholds them from every item', async () => {
+		const reference = uniqueReference('agent-each');
+		const items = (await agentTool('Buy vouchers', buy({ outputMode: 'voucher' })).invoke({
+			reference,
+		})) as IDataObject[];
+		expect(items).toHaveLength(2);
+		expect(leakedSecrets(items, issuedSecrets(sandbox, [reference]))).toEqual([]);
+		expect(items.map((item) => item.serial)).toEqual(serialsOf(reference));
+		for (const item of items) expect(item).toMatchObject({ codesWithheld: true, value: 1000 });
+	});
+
+	it('Order → Get and Create for Recipients as tools withhold them too', async () => {
+		const reference = uniqueReference('agent-read');
+		await runVoucher(sandbox, { ...buy(), reference });
+		const [read] = (await agentTool('Find order', {
+			resource: 'order',
+			operation: 'get',
+			reference: fromAI('reference', 'string'),
+		}).invoke({ reference })) as IDataObject[];
+		expect(leakedSecrets(read, issuedSecrets(sandbox, [reference]))).toEqual([]);
+		expect(read).toMatchObject({ reference, codesWithheld: true });
+		expect((read.vouchers as IDataObject[]).map((voucher) => voucher.serial)).toEqual(
+			serialsOf(reference),
+		);
+
+		const gift = uniqueReference('agent-gift');
+		const send = agentTool('Send vouchers', {
+			resource: 'order',
+			operation: 'createForRecipients',
+			reference: fromAI('reference', 'string'),
+			productCode: 'VCH-INSTANT',
+			amount: 500,
+			templateId: 1,
+			recipientsSource: 'manual',
+			recipients: {
+				recipient: [{ firstName: 'Ada', lastName: 'Obi', email: fromAI('email', 'string') }],
+			},
+		});
+		expect(Object.keys(send.schema.shape).sort()).toEqual(['email', 'reference']);
+		const [delivered] = (await send.invoke({
+			reference: gift,
+			email: 'ada@example.com',
+		})) as IDataObject[];
+		expect(apiRequests(sandbox, 'POST').at(-1)?.body).toMatchObject({
+			recipients: [{ email: 'ada@example.com' }],
+		});
+		expect(leakedSecrets(delivered, issuedSecrets(sandbox, [gift]))).toEqual([]);
+		expect(delivered).toMatchObject({ reference: gift, codesWithheld: true });
+		expect((delivered.vouchers as IDataObject[])[0]).not.toHaveProperty('code');
+	});
+
+	it('with "Give Codes to the AI Agent" on, the agent gets them as before', async () => {
+		const reference = uniqueReference('agent-opt-in');
+		const [order] = (await agentTool('Buy vouchers', buy({ giveCodesToAgent: true })).invoke({
+			reference,
+		})) as IDataObject[];
+		const secrets = issuedSecrets(sandbox, [reference]);
+		expect(leakedSecrets(order, secrets)).toEqual(secrets);
+		expect(order).not.toHaveProperty('codesWithheld');
+	});
+
+	it('outside tool use nothing changes', async () => {
+		const reference = uniqueReference('workflow');
+		const { json } = await runVoucher(sandbox, { ...buy(), reference });
+		const secrets = issuedSecrets(sandbox, [reference]);
+		expect(leakedSecrets(json, secrets)).toEqual(secrets);
+		expect(json[0]).not.toHaveProperty('codesWithheld');
+	});
+
+	it('a dry run as a tool still works on an n8n without addExecutionHints (before about 1.119)', async () => {
+		const reference = uniqueReference('agent-dry');
+		const { json, error } = await runVoucher(
+			sandbox,
+			{ ...buy({ options: { dryRun: true } }), reference },
+			{ asTool: true, withoutExecutionHints: true },
+		);
+		expect(error).toBeUndefined();
+		expect(json[0]).toMatchObject({ dryRun: true, wouldBuy: true });
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
 	});
 });

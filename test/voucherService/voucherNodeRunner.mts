@@ -2,11 +2,14 @@
  * Runs the VoucherService node inside a real n8n-core workflow against the sandbox.
  * Each test file starts its own sandbox so request logs never mix.
  */
+import { deepCopy } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	INode,
+	IExecuteFunctions,
 	INodeParameters,
+	INodeType,
 } from 'n8n-workflow';
 import { afterAll, beforeEach } from 'vitest';
 
@@ -17,6 +20,32 @@ import type { Sandbox, SandboxOptions } from '../../sandbox/server.mts';
 import { runNode } from '../support/runWorkflow.mts';
 
 export const voucherNode = new VoucherService();
+
+/**
+ * The node as n8n 2.41's NodeTypes hands it out for a type name ending in "Tool" (an AI
+ * agent's tool): the same implementation, its description renamed with the "Tool" suffix,
+ * which is what the '@tool' display option looks at.
+ */
+const voucherToolNode: INodeType = Object.create(voucherNode, {
+	description: {
+		value: { ...deepCopy(voucherNode.description), name: `${voucherNode.description.name}Tool` },
+	},
+});
+
+/** A node run with a context that lacks addExecutionHints, as n8n before about 1.119 gave a tool. */
+function withoutExecutionHints(nodeType: INodeType): INodeType {
+	return Object.create(nodeType, {
+		execute: {
+			value(this: IExecuteFunctions) {
+				const context = new Proxy(this, {
+					get: (target, key) =>
+						key === 'addExecutionHints' ? undefined : Reflect.get(target, key),
+				});
+				return nodeType.execute!.call(context);
+			},
+		},
+	});
+}
 
 export interface CredentialOverrides {
 	publicKey?: string;
@@ -55,6 +84,10 @@ export interface RunVoucherOptions {
 	credential?: CredentialOverrides;
 	continueOnFail?: boolean;
 	onError?: INode['onError'];
+	/** Run as an AI agent's tool (type name with the "Tool" suffix). */
+	asTool?: boolean;
+	/** Run with a context that has no addExecutionHints. */
+	withoutExecutionHints?: boolean;
 }
 
 /** Runs one VoucherService node with these parameters and returns its outputs. */
@@ -63,8 +96,9 @@ export async function runVoucher(
 	parameters: INodeParameters,
 	options: RunVoucherOptions = {},
 ) {
+	const nodeType = options.asTool ? voucherToolNode : voucherNode;
 	const result = await runNode({
-		nodeType: voucherNode,
+		nodeType: options.withoutExecutionHints ? withoutExecutionHints(nodeType) : nodeType,
 		credentialTypes: [new VoucherServiceApi()],
 		credentials: { voucherServiceApi: credentialFor(sandbox, options.credential) },
 		parameters,

@@ -1,6 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { TERMINAL_ORDER_STATUSES } from '../../shared/orderStatus';
+import {
+	GIVE_CODES_PARAMETER,
+	codesWithheldFlags,
+	runsAsAgentTool,
+	withoutCodes,
+} from './agentTool';
 import { executionParameters } from './parameters';
 
 export interface Order extends IDataObject {
@@ -45,10 +51,20 @@ function orderFlags(result: OrderResult): IDataObject {
 	};
 }
 
-/** The items an order becomes: the order itself, or one per voucher with the order's keys copied on. */
-function orderOutput(result: OrderResult, mode: OutputMode): IDataObject[] {
+/** The order as an AI agent may see it: its vouchers without their codes and PINs. */
+function withCodesWithheld(result: OrderResult): { result: OrderResult; flags: IDataObject } {
 	const { order } = result;
-	const flags = orderFlags(result);
+	if (!order.vouchers?.length) return { result, flags: {} };
+	return {
+		result: { ...result, order: { ...order, vouchers: order.vouchers.map(withoutCodes) } },
+		flags: codesWithheldFlags(order.reference),
+	};
+}
+
+/** The items an order becomes: the order itself, or one per voucher with the order's keys copied on. */
+function orderOutput(result: OrderResult, mode: OutputMode, extraFlags: IDataObject): IDataObject[] {
+	const { order } = result;
+	const flags = { ...orderFlags(result), ...extraFlags };
 	const vouchers = order.vouchers ?? [];
 	if (mode === 'order' || vouchers.length === 0) return [{ ...order, ...flags }];
 	return vouchers.map((voucher) => ({
@@ -60,14 +76,20 @@ function orderOutput(result: OrderResult, mode: OutputMode): IDataObject[] {
 	}));
 }
 
-/** An order as the items of one input item, in the Output mode chosen for that item. */
+/**
+ * An order as the items of one input item, in the Output mode chosen for that item; run as
+ * an AI tool, without the vouchers' codes and PINs unless the user gives them to the agent.
+ */
 export function orderItems(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	result: OrderResult,
 ): IDataObject[] {
-	return orderOutput(
-		result,
-		executionParameters(context).get('outputMode', itemIndex, 'order') as OutputMode,
-	);
+	const { node, get } = executionParameters(context);
+	const mode = get('outputMode', itemIndex, 'order') as OutputMode;
+	if (!runsAsAgentTool(node) || get(GIVE_CODES_PARAMETER, itemIndex, false) === true) {
+		return orderOutput(result, mode, {});
+	}
+	const withheld = withCodesWithheld(result);
+	return orderOutput(withheld.result, mode, withheld.flags);
 }

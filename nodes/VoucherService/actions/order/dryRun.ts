@@ -14,7 +14,7 @@ export function addDryRunHint(context: IExecuteFunctions, wouldSend: OrderReques
 	const coupons = wouldSend.some((request) => request.body[COUPON_JSON_KEY] !== undefined)
 		? ', before coupon discounts'
 		: '';
-	context.addExecutionHints({
+	context.addExecutionHints?.({
 		message: `Dry run, nothing was bought: a real run would buy ${vouchers} voucher${vouchers === 1 ? '' : 's'} in ${wouldSend.length} new order${wouldSend.length === 1 ? '' : 's'} for ${formatNaira(totalKobo)}${coupons}.`,
 		type: 'info',
 		location: 'outputPane',

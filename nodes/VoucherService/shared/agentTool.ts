@@ -1,0 +1,54 @@
+import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
+
+/*
+ * A voucher's code and PIN are bearer value: whoever reads them can spend the voucher.
+ * An AI agent sends every tool result to its model provider and may repeat it in its
+ * answer, so a node run as a tool keeps them out of its output unless the user opts in.
+ */
+
+/** The name of the parameter that lets the AI agent have the codes. */
+export const GIVE_CODES_PARAMETER = 'giveCodesToAgent';
+
+/** The fields of a voucher that spend it. */
+const BEARER_FIELDS = ['code', 'pin'];
+
+export const giveCodesToAgentField: INodeProperties = {
+	displayName: 'Give Codes to the AI Agent',
+	name: GIVE_CODES_PARAMETER,
+	type: 'boolean',
+	default: false,
+	// '@tool' shows it only on the node added as a tool; an n8n older than that rule hides it.
+	displayOptions: {
+		show: {
+			'@tool': [true],
+			resource: ['order'],
+			operation: ['create', 'createForRecipients', 'get'],
+		},
+	},
+	description:
+		"Whether the AI agent receives the vouchers' codes and PINs. Off, they are withheld and only serials, values and statuses are returned. On, the agent sends the codes to its model provider and may repeat them in its answers, chat history and logs: anyone who reads a code can spend the voucher.",
+};
+
+/**
+ * n8n runs a node used as an AI tool under its type name plus "Tool" (every n8n version
+ * with usableAsTool), whether an AI Agent or an MCP Server Trigger calls it. The context's
+ * isToolExecution() cannot tell: n8n 2.x runs tools through a plain execution context,
+ * whose answer is always false.
+ */
+export function runsAsAgentTool(node: INode): boolean {
+	return node.type.endsWith('Tool');
+}
+
+export function withoutCodes(voucher: IDataObject): IDataObject {
+	return Object.fromEntries(
+		Object.entries(voucher).filter(([key]) => !BEARER_FIELDS.includes(key)),
+	);
+}
+
+/** The marker put on an output whose vouchers' codes and PINs were withheld. */
+export function codesWithheldFlags(reference: string): IDataObject {
+	return {
+		codesWithheld: true,
+		codesNotice: `The vouchers' codes and PINs were withheld from the AI agent, because anyone who reads them can spend the vouchers. They are kept by the voucher service: read them in a workflow with Voucher Service → Order → Get, reference ${reference}, outside the AI agent.`,
+	};
+}
