@@ -327,7 +327,7 @@ describe('Template dropdown', () => {
 			expect(await loadTemplates()).toEqual([
 				expect.objectContaining({
 					disabled: true,
-					name: 'No templates: the service listed none for this account',
+					name: 'No Templates Found for This Account',
 				}),
 			]);
 		} finally {

@@ -33,7 +33,7 @@ export async function getTemplates(this: ILoadOptionsFunctions): Promise<INodePr
 	if (!Array.isArray(templates) || templates.length === 0) {
 		return [
 			{
-				name: 'No templates: the service listed none for this account',
+				name: 'No Templates Found for This Account',
 				value: '',
 				disabled: true,
 				description:
