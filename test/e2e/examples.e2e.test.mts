@@ -3,6 +3,7 @@
 // description as this n8n serves it to the editor, each manual example runs to
 // success against the sandbox, the sandbox's events start the two
 // webhook-driven ones, and no example buys twice when it is run again.
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -39,6 +40,8 @@ describe('example workflows', () => {
 	let rest: N8nRest;
 	let sandbox: Sandbox;
 	let imported: ImportedExample[];
+	let credentials: Record<string, { id: string; name: string }>;
+	const extraWorkflows: string[] = [];
 	const byFile = (file: string) => imported.find((w) => w.file === file)!;
 	const runExample = (file: string) => rest.runWorkflow(byFile(file).id, MANUAL_TRIGGER);
 
@@ -55,7 +58,7 @@ describe('example workflows', () => {
 				secret: SECRET,
 			})),
 		});
-		const credentials = {
+		credentials = {
 			[API_CREDENTIAL]: await sandboxApiCredential(
 				rest,
 				sandbox,
@@ -74,6 +77,7 @@ describe('example workflows', () => {
 	afterAll(async () => {
 		for (const w of imported ?? [])
 			if (w.active) await rest.deactivateWorkflow(w.id).catch(() => {});
+		for (const id of extraWorkflows) await rest.deactivateWorkflow(id).catch(() => {});
 		await sandbox?.close();
 	});
 
@@ -263,6 +267,62 @@ describe('example workflows', () => {
 		expect(await postEvent(url, body, SECRET)).toBe(200);
 		expect(await postEvent(url, body, 'whsec_not_the_secret')).toBe(401);
 		expect(await postEvent(url, body)).toBe(401);
+	});
+
+	it('the own-database example routes an event without a deduplicationKey past the table', async () => {
+		const wf = readExample('trigger-once-with-your-database.json');
+		// No PostgreSQL in this suite (the queue suite has one): the database step becomes a
+		// No Operation node of the same name, so what is checked is the routing by "Has a key?".
+		wf.nodes = wf.nodes.map((n) => {
+			if (n.name === 'Record the key')
+				return {
+					...n,
+					type: 'n8n-nodes-base.noOp',
+					typeVersion: 1,
+					parameters: {},
+					credentials: {},
+				};
+			if (n.credentials?.[WEBHOOK_CREDENTIAL])
+				return {
+					...n,
+					webhookId: randomUUID(),
+					credentials: { [WEBHOOK_CREDENTIAL]: credentials[WEBHOOK_CREDENTIAL] },
+				};
+			return n;
+		});
+		wf.name += ' (no database)';
+		const { id } = await rest.createWorkflow(wf);
+		const url = productionWebhookUrl(n8nUrl(), wf)!;
+		await rest.activateWorkflow(id);
+		extraWorkflows.push(id);
+		await rest.waitForWebhook(url);
+		const keyed = {
+			type: 'VOUCHER_UPDATED',
+			data: { serialNumber: 7_000_000_009_002, balance: 5 },
+		};
+		const keyless = { type: 'VOUCHER_UPDATED', data: { balance: 5 } };
+		expect(await postEvent(url, JSON.stringify(keyed), SECRET)).toBe(200);
+		expect(await postEvent(url, JSON.stringify(keyless), SECRET)).toBe(200);
+		const routed = await until('both events to run', async () => {
+			const summaries = await rest.listExecutions(id);
+			if (summaries.length < 2) return undefined;
+			const out: Record<string, unknown> = {};
+			for (const summary of summaries) {
+				const ex = await rest.waitForExecution(summary.id);
+				const [trigger] = nodeOutput(ex, 'Voucher Service Trigger');
+				const reached = ['Record the key', 'No key: check by hand'].filter(
+					(node) => ex.data.resultData.runData[node],
+				);
+				out[JSON.stringify(trigger.deduplicationKey)] = reached;
+			}
+			return out;
+		});
+		expect(routed).toEqual({
+			[JSON.stringify(JSON.stringify(['VOUCHER_UPDATED', 7_000_000_009_002, 5]))]: [
+				'Record the key',
+			],
+			null: ['No key: check by hand'],
+		});
 	});
 
 	it('re-running every create example buys nothing more', async () => {
