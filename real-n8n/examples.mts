@@ -3,6 +3,15 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
+import { NodeHelpers } from 'n8n-workflow';
+import type {
+	INode,
+	INodeParameters,
+	INodeProperties,
+	INodePropertyCollection,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+
 import { REPO_ROOT } from './paths.mts';
 import type { N8nRest, WorkflowJson } from './rest.mts';
 
@@ -27,10 +36,7 @@ export function readExample(file: string): WorkflowJson {
 export type CredentialRef = { id: string; name: string };
 
 /** Points every node's credential of a known type at the given credential. */
-function bindCredentials(
-	wf: WorkflowJson,
-	byType: Record<string, CredentialRef>,
-): WorkflowJson {
+function bindCredentials(wf: WorkflowJson, byType: Record<string, CredentialRef>): WorkflowJson {
 	for (const node of wf.nodes) {
 		for (const type of Object.keys(node.credentials ?? {})) {
 			const cred = byType[type];
@@ -105,4 +111,122 @@ export async function importExamples(
 		imported.push({ file, id, name: wf.name, webhookUrl, active });
 	}
 	return imported;
+}
+
+type ExampleNode = WorkflowJson['nodes'][number];
+
+/** A node type as n8n describes it to the editor (`GET /types/nodes.json`), one entry per version set. */
+export type NodeTypeDescription = Pick<
+	INodeTypeDescription,
+	'name' | 'version' | 'properties' | 'defaults'
+> &
+	Partial<INodeTypeDescription>;
+
+/** The description of `type` at `typeVersion`, from n8n's list of node types. */
+export function findNodeType(
+	types: NodeTypeDescription[],
+	type: string,
+	typeVersion: number,
+): NodeTypeDescription | undefined {
+	return types.find((t) => t.name === type && [t.version].flat().includes(typeVersion));
+}
+
+const isExpression = (value: unknown) => typeof value === 'string' && value.startsWith('=');
+const isObject = (value: unknown): value is Record<string, unknown> =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** An `options` value that is none of its fixed choices (lists loaded from the service are not checked). */
+function badChoice(property: INodeProperties, value: unknown): boolean {
+	if (property.type !== 'options' && property.type !== 'multiOptions') return false;
+	if (property.typeOptions?.loadOptionsMethod || property.typeOptions?.loadOptions) return false;
+	if (isExpression(value)) return false;
+	const choices = (property.options ?? []).map((option) => (option as { value?: unknown }).value);
+	return [value].flat().some((one) => !choices.includes(one));
+}
+
+/** Problems of one value against the properties of that name (collections recursively). */
+function valueProblems(path: string, candidates: INodeProperties[], value: unknown): string[] {
+	if (candidates.every((property) => badChoice(property, value)))
+		return [`${path}: ${JSON.stringify(value)} is not one of its options`];
+	// Nested values are checked against the first candidate of a collection type that fits.
+	const collection = candidates.find(
+		(p) => p.type === 'collection' || p.type === 'fixedCollection',
+	);
+	if (!collection || !isObject(value)) return [];
+	const problems: string[] = [];
+	if (collection.type === 'collection') {
+		const options = (collection.options ?? []) as INodeProperties[];
+		for (const [key, inner] of Object.entries(value)) {
+			const named = options.filter((option) => option.name === key);
+			if (named.length === 0) problems.push(`${path}.${key}: no such option`);
+			else problems.push(...valueProblems(`${path}.${key}`, named, inner));
+		}
+		return problems;
+	}
+	const groups = (collection.options ?? []) as INodePropertyCollection[];
+	for (const [key, entries] of Object.entries(value)) {
+		const group = groups.find((g) => g.name === key);
+		if (!group) {
+			problems.push(`${path}.${key}: no such option`);
+			continue;
+		}
+		[entries].flat().forEach((entry, index) => {
+			if (!isObject(entry)) return;
+			for (const [field, inner] of Object.entries(entry)) {
+				const named = group.values.filter((v) => v.name === field);
+				const at = `${path}.${key}[${index}].${field}`;
+				if (named.length === 0) problems.push(`${at}: no such field`);
+				else problems.push(...valueProblems(at, named, inner));
+			}
+		});
+	}
+	return problems;
+}
+
+/**
+ * What is wrong with a node's parameters against its type's description: a parameter the
+ * type does not have, one it has but hides given the node's other values, an option that is
+ * not one of its choices, and (recursively) unknown options of collections and fixed
+ * collections. An empty list means every parameter exists and is shown.
+ */
+export function parameterProblems(node: ExampleNode, description: NodeTypeDescription): string[] {
+	const parameters = node.parameters as INodeParameters;
+	const nodeForDisplay = { typeVersion: node.typeVersion };
+	let values: INodeParameters = parameters;
+	try {
+		// With defaults filled in, as the editor decides what to show.
+		values =
+			NodeHelpers.getNodeParameters(
+				description.properties,
+				parameters,
+				true,
+				false,
+				nodeForDisplay as INode,
+				description as INodeTypeDescription,
+			) ?? parameters;
+	} catch {
+		// Fall back to the values as saved.
+	}
+	const problems: string[] = [];
+	for (const [name, value] of Object.entries(parameters)) {
+		const named = description.properties.filter((property) => property.name === name);
+		if (named.length === 0) {
+			problems.push(`${name}: no such parameter`);
+			continue;
+		}
+		const shown = named.filter((property) =>
+			NodeHelpers.displayParameter(
+				values,
+				property,
+				nodeForDisplay,
+				description as INodeTypeDescription,
+			),
+		);
+		if (shown.length === 0) {
+			problems.push(`${name}: not shown for these settings (version ${node.typeVersion})`);
+			continue;
+		}
+		problems.push(...valueProblems(name, shown, value));
+	}
+	return problems;
 }

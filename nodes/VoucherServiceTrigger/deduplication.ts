@@ -8,7 +8,8 @@ import {
 } from 'n8n-workflow';
 
 /*
- * The service retries for about 93 minutes (3, 6, 12, 24 and 48 minutes apart); a day
+ * The service stops retrying about 45 minutes after the first delivery (5 attempts in all,
+ * 3, 6, 12 and 24 minutes apart; docs/api.md); a day
  * leaves room for late duplicates and clock drift while keeping the memory small.
  */
 export const RETENTION_MS = 24 * 60 * 60 * 1000;

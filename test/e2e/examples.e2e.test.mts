@@ -1,6 +1,9 @@
 // The example workflows users import (examples/) work in a real n8n, wired
-// as `npm run dev` wires them: each manual one runs to success against the
-// sandbox, and the sandbox's events start the two webhook-driven ones.
+// as `npm run dev` wires them: every node's parameters exist in its type's
+// description as this n8n serves it to the editor, each manual example runs to
+// success against the sandbox, the sandbox's events start the two
+// webhook-driven ones, and no example buys twice when it is run again.
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -8,18 +11,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
 	exampleFiles,
+	findNodeType,
 	importExamples,
+	parameterProblems,
 	productionWebhookUrl,
 	readExample,
 	type ImportedExample,
+	type NodeTypeDescription,
 } from '../../real-n8n/examples.mts';
 import { nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import {
+	ACTION_NODE,
 	API_CREDENTIAL,
 	WEBHOOK_CREDENTIAL,
 	n8nUrl,
 	ownerClient,
+	postEvent,
 	sandboxApiCredential,
 	until,
 } from './helpers.mts';
@@ -32,6 +40,8 @@ describe('example workflows', () => {
 	let rest: N8nRest;
 	let sandbox: Sandbox;
 	let imported: ImportedExample[];
+	let credentials: Record<string, { id: string; name: string }>;
+	const extraWorkflows: string[] = [];
 	const byFile = (file: string) => imported.find((w) => w.file === file)!;
 	const runExample = (file: string) => rest.runWorkflow(byFile(file).id, MANUAL_TRIGGER);
 
@@ -48,7 +58,7 @@ describe('example workflows', () => {
 				secret: SECRET,
 			})),
 		});
-		const credentials = {
+		credentials = {
 			[API_CREDENTIAL]: await sandboxApiCredential(
 				rest,
 				sandbox,
@@ -67,14 +77,16 @@ describe('example workflows', () => {
 	afterAll(async () => {
 		for (const w of imported ?? [])
 			if (w.active) await rest.deactivateWorkflow(w.id).catch(() => {});
+		for (const id of extraWorkflows) await rest.deactivateWorkflow(id).catch(() => {});
 		await sandbox?.close();
 	});
 
+	/** Every node type this n8n offers, with its parameters, as the editor loads them. */
+	const nodeTypes = async (): Promise<NodeTypeDescription[]> =>
+		await rest.request('GET', '/types/nodes.json');
+
 	it('use only node types and versions this n8n has, and credentials of our types', async () => {
-		const types: Array<{ name: string; version: number | number[] }> = await rest.request(
-			'GET',
-			'/types/nodes.json',
-		);
+		const types = await nodeTypes();
 		const versions = new Map<string, number[]>();
 		for (const t of types)
 			versions.set(t.name, [...(versions.get(t.name) ?? []), ...[t.version].flat()]);
@@ -86,6 +98,55 @@ describe('example workflows', () => {
 					expect([API_CREDENTIAL, WEBHOOK_CREDENTIAL, 'postgres']).toContain(type);
 			}
 		}
+	});
+
+	it('set only parameters their node type has and shows, with valid options, also inside collections', async () => {
+		const types = await nodeTypes();
+		const problems: string[] = [];
+		let checked = 0;
+		for (const file of exampleFiles()) {
+			for (const node of readExample(file).nodes) {
+				const type = findNodeType(types, node.type, node.typeVersion)!;
+				expect(type?.properties, `${file}: ${node.type}@${node.typeVersion}`).toBeDefined();
+				for (const problem of parameterProblems(node, type))
+					problems.push(`${file}: "${node.name}": ${problem}`);
+				checked += Object.keys(node.parameters).length;
+			}
+		}
+		expect(problems).toEqual([]);
+		expect(checked).toBeGreaterThan(100);
+	});
+
+	it('the parameter check fails on a parameter, option or choice that does not exist, or is hidden', async () => {
+		const types = await nodeTypes();
+		const example = readExample('operations/order-create.json');
+		const create = example.nodes.find((n) => n.name === 'Create download order')!;
+		const type = findNodeType(types, create.type, create.typeVersion)!;
+		expect(parameterProblems(create, type)).toEqual([]);
+		const broken = (parameters: Record<string, unknown>) =>
+			parameterProblems({ ...create, parameters: { ...create.parameters, ...parameters } }, type);
+		expect(broken({ madeUpParameter: 1 })).toEqual(['madeUpParameter: no such parameter']);
+		expect(broken({ additionalFields: { couponCode: 'X', madeUp: 1 } })).toEqual([
+			'additionalFields.madeUp: no such option',
+		]);
+		// (and every field of Create is then hidden, so those are reported too)
+		expect(broken({ operation: 'buyEverything' })).toContain(
+			'operation: "buyEverything" is not one of its options',
+		);
+		// Recipients belong to Create for Recipients: hidden on Create.
+		expect(broken({ recipientsSource: 'manual' })).toEqual([
+			'recipientsSource: not shown for these settings (version 1)',
+		]);
+		const respond = readExample('operations/webhook-verify-signature.json').nodes.find(
+			(n) => n.name === 'Answer 401',
+		)!;
+		const respondType = findNodeType(types, respond.type, respond.typeVersion)!;
+		expect(
+			parameterProblems(
+				{ ...respond, parameters: { ...respond.parameters, options: { responseCod: 401 } } },
+				respondType,
+			),
+		).toEqual(['options.responseCod: no such option']);
 	});
 
 	it('one example per operation of the action node', () => {
@@ -160,10 +221,15 @@ describe('example workflows', () => {
 	it('an order that completes later drives both webhook examples', async () => {
 		const trigger = byFile('order-events-automation.json');
 		const webhookNode = byFile('operations/webhook-verify-signature.json');
+		// "every manual example" placed this order already; this run finds it and buys nothing.
 		const ex = await runExample('place-order-that-completes-later.json');
 		expect(ex.status).toBe('success');
 		const [order] = nodeOutput(ex, 'Order that completes later');
-		expect(order.status).toBe('PROCESSING');
+		expect(order).toMatchObject({ reference: 'later-A-2000', alreadyExisted: true });
+		const debits = sandbox.state.ledger.filter(
+			(e) => e.kind === 'debit' && e.reference === order.reference,
+		);
+		expect(debits).toHaveLength(1);
 
 		// Earlier tests ran this example too; find the executions for this order.
 		const executionFor = async (workflowId: string, node: string) => {
@@ -190,5 +256,124 @@ describe('example workflows', () => {
 			valid: true,
 			event: { type: 'ORDER_UPDATED', data: { reference: order.reference } },
 		});
+	});
+
+	it('the Verify Signature example answers 200 to a signed event and 401 to a wrong or missing signature', async () => {
+		const url = byFile('operations/webhook-verify-signature.json').webhookUrl!;
+		const body = JSON.stringify({
+			type: 'VOUCHER_UPDATED',
+			data: { serialNumber: 7_000_000_009_001, balance: 10 },
+		});
+		expect(await postEvent(url, body, SECRET)).toBe(200);
+		expect(await postEvent(url, body, 'whsec_not_the_secret')).toBe(401);
+		expect(await postEvent(url, body)).toBe(401);
+	});
+
+	it('the own-database example routes an event without a deduplicationKey past the table', async () => {
+		const wf = readExample('trigger-once-with-your-database.json');
+		// No PostgreSQL in this suite (the queue suite has one): the database step becomes a
+		// No Operation node of the same name, so what is checked is the routing by "Has a key?".
+		wf.nodes = wf.nodes.map((n) => {
+			if (n.name === 'Record the key')
+				return {
+					...n,
+					type: 'n8n-nodes-base.noOp',
+					typeVersion: 1,
+					parameters: {},
+					credentials: {},
+				};
+			if (n.credentials?.[WEBHOOK_CREDENTIAL])
+				return {
+					...n,
+					webhookId: randomUUID(),
+					credentials: { [WEBHOOK_CREDENTIAL]: credentials[WEBHOOK_CREDENTIAL] },
+				};
+			return n;
+		});
+		wf.name += ' (no database)';
+		const { id } = await rest.createWorkflow(wf);
+		const url = productionWebhookUrl(n8nUrl(), wf)!;
+		await rest.activateWorkflow(id);
+		extraWorkflows.push(id);
+		await rest.waitForWebhook(url);
+		const keyed = {
+			type: 'VOUCHER_UPDATED',
+			data: { serialNumber: 7_000_000_009_002, balance: 5 },
+		};
+		const keyless = { type: 'VOUCHER_UPDATED', data: { balance: 5 } };
+		expect(await postEvent(url, JSON.stringify(keyed), SECRET)).toBe(200);
+		expect(await postEvent(url, JSON.stringify(keyless), SECRET)).toBe(200);
+		const routed = await until('both events to run', async () => {
+			const summaries = await rest.listExecutions(id);
+			if (summaries.length < 2) return undefined;
+			const out: Record<string, unknown> = {};
+			for (const summary of summaries) {
+				const ex = await rest.waitForExecution(summary.id);
+				const [trigger] = nodeOutput(ex, 'Voucher Service Trigger');
+				const reached = ['Record the key', 'No key: check by hand'].filter(
+					(node) => ex.data.resultData.runData[node],
+				);
+				out[JSON.stringify(trigger.deduplicationKey)] = reached;
+			}
+			return out;
+		});
+		expect(routed).toEqual({
+			[JSON.stringify(JSON.stringify(['VOUCHER_UPDATED', 7_000_000_009_002, 5]))]: [
+				'Record the key',
+			],
+			null: ['No key: check by hand'],
+		});
+	});
+
+	it('re-running every create example buys nothing more', async () => {
+		const debits = () => sandbox.state.ledger.filter((e) => e.kind === 'debit').length;
+		const before = debits();
+		for (const file of [
+			'operations/order-create.json',
+			'operations/order-create-for-recipients.json',
+			'place-order-that-completes-later.json',
+			'campaign-from-csv.json',
+		]) {
+			const ex = await runExample(file);
+			expect(ex.status, `${file}: ${JSON.stringify(ex.data.resultData.error)}`).toBe('success');
+		}
+		expect(debits()).toBe(before);
+	});
+
+	it('no example builds a reference from the clock or a random value', () => {
+		for (const file of exampleFiles())
+			for (const node of readExample(file).nodes)
+				if (typeof node.parameters.reference === 'string')
+					expect(node.parameters.reference, `${file}: ${node.name}`).not.toMatch(
+						/\$now|\$today|Date\.now|new Date|Math\.random|\$execution\.id|randomUUID/,
+					);
+	});
+
+	it('every sandbox-only value has a sticky note next to its node saying to change it', () => {
+		const SANDBOX_ONLY = /VCH-[A-Z-]+|SBX-[A-Z]+-\d+|SAVE10/;
+		for (const file of exampleFiles()) {
+			const wf = readExample(file);
+			const notes = wf.nodes.filter((n) => n.type === 'n8n-nodes-base.stickyNote');
+			for (const node of wf.nodes) {
+				if (node.type !== ACTION_NODE) continue;
+				const p = node.parameters;
+				const sandboxValues = [
+					...(JSON.stringify(p).match(new RegExp(SANDBOX_ONLY, 'g')) ?? []),
+					...(p.templateId === 1 || p.templateId === 2 ? [`template ${String(p.templateId)}`] : []),
+				];
+				if (sandboxValues.length === 0) continue;
+				const [x, y] = node.position as [number, number];
+				const near = notes.filter((n) => {
+					const [nx, ny] = n.position as [number, number];
+					return Math.abs(nx - x) <= 400 && Math.abs(ny - y) <= 400;
+				});
+				const content = near.map((n) => String(n.parameters.content)).join('\n');
+				expect(content, `${file}: "${node.name}"`).toMatch(/change/i);
+				for (const value of sandboxValues)
+					expect(content, `${file}: "${node.name}" ${value}`).toContain(
+						value.startsWith('template ') ? value.replace('template ', 'template `') : value,
+					);
+			}
+		}
 	});
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeParameters } from 'n8n-workflow';
+
+import type { CampaignRow } from '../../nodes/VoucherService/actions/order/campaign/campaignRows';
+import { addNarrationHint } from '../../nodes/VoucherService/actions/order/campaign/narrationHint';
 
 import {
 	apiRequests,
@@ -20,6 +23,9 @@ function sheet(rows: number, prefix = 'row'): IDataObject[] {
 }
 
 const campaign = campaignParameters;
+
+const hintsOf = (run: Awaited<ReturnType<typeof runVoucher>>) =>
+	(run.run.data.resultData.runData['Node under test'][0].hints ?? []).map((hint) => hint.message);
 
 /** Debits per reference: a second debit for one reference would be a double order. */
 function debitsByReference(): Map<string, number> {
@@ -78,6 +84,71 @@ describe('recipients from input items', () => {
 			[`${base}-1`, 'VCH-JUMIA', 3],
 			[`${base}-2`, 'VCH-AMAZON', 3],
 		]);
+	});
+
+	it('makes one order per distinct narration, and says so when that makes more orders than needed', async () => {
+		const base = uniqueReference('narr');
+		const rows = sheet(4);
+		const personal = campaign(
+			base,
+			{ recipientsPerOrder: 10 },
+			{ additionalFields: { narration: '={{ "Hi " + $json.firstName }}' } },
+		);
+		const run = await runVoucher(sandbox, personal, { items: rows });
+		expect(run.error).toBeUndefined();
+		const bodies = apiRequests(sandbox, 'POST').map((p) => p.body as IDataObject);
+		expect(
+			bodies.map((b) => [b.reference, b.narration, (b.recipients as unknown[]).length]),
+		).toEqual(rows.map((row, i) => [`${base}-${i + 1}`, `Hi ${row.firstName as string}`, 1]));
+		expect(hintsOf(run)).toEqual([
+			expect.stringMatching(
+				/^Narration differs between rows, so this run makes 4 orders where 1 would do/,
+			),
+		]);
+	});
+
+	it('gives no narration hint when the narration is the same on every row, or with Dry Run', async () => {
+		const same = await runVoucher(
+			sandbox,
+			campaign(uniqueReference('narr1'), {}, { additionalFields: { narration: 'Welcome!' } }),
+			{ items: sheet(3) },
+		);
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(1);
+		expect(hintsOf(same)).toEqual([]);
+		sandbox.reset();
+		const dry = await runVoucher(
+			sandbox,
+			campaign(
+				uniqueReference('narr2'),
+				{ dryRun: true },
+				{ additionalFields: { narration: '={{ $json.email }}' } },
+			),
+			{ items: sheet(2) },
+		);
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
+		// The dry run's totals come first; the narration hint follows.
+		expect(hintsOf(dry)).toEqual([
+			expect.stringMatching(
+				/^Dry run, nothing was bought: a real run would buy 2 vouchers in 2 new orders/,
+			),
+			expect.stringMatching(/makes 2 orders where 1 would do/),
+		]);
+	});
+
+	it('leaves the narration hint out on an n8n without addExecutionHints (before 1.79)', () => {
+		const row = (itemIndex: number, narration: string): CampaignRow => ({
+			itemIndex,
+			base: 'b',
+			recipient: { firstName: 'A', lastName: 'B', email: `${itemIndex}@example.com` },
+			recipientKey: String(itemIndex),
+			amountKobo: 100,
+			orderFields: { productCode: 'P', amount: 1, templateId: 1, narration, couponCode: undefined },
+			orderKey: narration,
+		});
+		const oldN8n = {} as IExecuteFunctions;
+		expect(() =>
+			addNarrationHint(oldN8n, [{ rows: [row(0, 'x'), row(1, 'y')], orders: 2 }], 10),
+		).not.toThrow();
 	});
 
 	it('reads recipient fields from other columns or expressions', async () => {

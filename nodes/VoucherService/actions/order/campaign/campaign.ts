@@ -16,6 +16,7 @@ import { placeOrder } from '../orderPlacement';
 import { orderTotalKobo, recipientOrderRequest } from '../orderRequest';
 import type { PlannedOrder } from '../orderRequest';
 import { readCampaignRow } from './campaignRows';
+import { addNarrationHint } from './narrationHint';
 import type { CampaignRow } from './campaignRows';
 import { campaignOrderReference, discoverCampaignOrders } from './discovery';
 import type { CampaignOrder } from './discovery';
@@ -231,6 +232,7 @@ export async function planCampaign(
 	if (plan.settled.length > 0 && !context.continueOnFail()) return plan;
 
 	const newOrders: NewOrder[] = [];
+	const chunked: Array<{ rows: CampaignRow[]; orders: number }> = [];
 	for (const [base, rows] of campaigns) {
 		let orders: CampaignOrder[];
 		try {
@@ -252,7 +254,9 @@ export async function planCampaign(
 			else newRows.push(decision.row);
 		}
 		let number = Math.max(0, ...orders.map((existing) => existing.number)) + 1;
-		for (const chunk of chunkNewRows(newRows, perOrder)) {
+		const chunks = chunkNewRows(newRows, perOrder);
+		chunked.push({ rows: newRows, orders: chunks.length });
+		for (const chunk of chunks) {
 			const order: PlannedOrder = {
 				itemIndex: chunk[0].itemIndex,
 				request: recipientOrderRequest({
@@ -290,8 +294,10 @@ export async function planCampaign(
 			context,
 			newOrders.map(({ order }) => order.request),
 		);
+		addNarrationHint(context, chunked, perOrder);
 		return plan;
 	}
+	addNarrationHint(context, chunked, perOrder);
 	const run: { failedReference?: string } = {};
 	plan.jobs = newOrders.map((newOrder) => newOrderJob(client, newOrder, settings, run));
 	return plan;

@@ -69,6 +69,16 @@ function recipientValue(
 	);
 }
 
+/** What rows must agree on to share an order, besides their narration. */
+function sharedOrderFields(row: Pick<CampaignRow, 'amountKobo' | 'orderFields'>): unknown[] {
+	const { productCode, couponCode, templateId } = row.orderFields;
+	return [productCode, row.amountKobo, couponCode, templateId];
+}
+
+/** The order key a row would have if every row had the same narration. */
+export const orderKeyWithoutNarration = (row: CampaignRow): string =>
+	JSON.stringify(sharedOrderFields(row));
+
 /** Reads and validates one row; throws an error naming the item and the field. */
 export function readCampaignRow(context: IExecuteFunctions, itemIndex: number): CampaignRow {
 	const { fields, additional } = readOrderFields(context, itemIndex);
@@ -88,7 +98,6 @@ export function readCampaignRow(context: IExecuteFunctions, itemIndex: number): 
 	);
 	const recipient = { firstName, lastName, email };
 	const amountKobo = toKobo(orderFields.amount) as number;
-	const { productCode, couponCode, templateId, narration } = orderFields;
 	return {
 		itemIndex,
 		base: reference,
@@ -96,6 +105,9 @@ export function readCampaignRow(context: IExecuteFunctions, itemIndex: number): 
 		recipientKey: recipientKey(recipient),
 		amountKobo,
 		orderFields,
-		orderKey: JSON.stringify([productCode, amountKobo, couponCode, templateId, narration]),
+		orderKey: JSON.stringify([
+			...sharedOrderFields({ amountKobo, orderFields }),
+			orderFields.narration,
+		]),
 	};
 }
