@@ -1,6 +1,6 @@
 /**
- * Unit and integration tests: everything under test/ except the real-n8n e2e suite,
- * which has its own config. n8n-workflow is aliased to the CJS build n8n itself loads
+ * Unit and integration tests: everything under test/ except the real-n8n suites (e2e, queue, compat),
+ * which have their own configs. n8n-workflow is aliased to the CJS build n8n itself loads
  * (see test/support/singleN8nWorkflow.mts for why).
  */
 import { defineConfig } from 'vitest/config';
@@ -11,7 +11,7 @@ export default defineConfig({
 	resolve: { alias: n8nWorkflowSingleCopy },
 	test: {
 		include: ['test/**/*.test.{ts,mts}'],
-		exclude: ['test/e2e/**', 'test/queue/**', '**/node_modules/**'],
+		exclude: ['test/e2e/**', 'test/queue/**', 'test/compat/**', '**/node_modules/**'],
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
 	},

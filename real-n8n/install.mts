@@ -1,8 +1,10 @@
-// Installs the pinned n8n (real-n8n/package.json + package-lock.json) into
+// Installs a pinned n8n into
 //   ${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-voucher-service/n8n-<version>/<key>/
-// where <key> hashes the manifest and the lock. Run it with Node 24 first on
-// PATH and npm_config_nodedir set (scripts/with-node24.sh does both):
-//   bash scripts/with-node24.sh node real-n8n/install.mts
+// where <key> hashes the version's manifest and lock (real-n8n/package.json for the
+// version the full suites use, real-n8n/versions/<version>/ for the others; see
+// versions.mts). Each version is installed and run with the Node major its row of
+// versions.mts gives (node.mts fetches it when this process runs another):
+//   bash scripts/with-node24.sh node real-n8n/install.mts [version ...]
 //
 // Idempotent: returns at once when the marker file exists. Safe against
 // partial installs: it installs into a staging folder, renames it into place,
@@ -12,10 +14,11 @@
 // Why these steps (see the project's toolchain notes):
 // - `--ignore-scripts`: n8n's optional @confluentinc/kafka-javascript wants
 //   to download a binary or build against libcurl/zstd; neither works here.
-// - `npm rebuild sqlite3 isolated-vm`: the two native modules n8n needs,
-//   built offline against the Node 24 headers (npm_config_nodedir).
+// - `npm rebuild sqlite3 isolated-vm`: the native modules n8n needs, built
+//   offline against the headers of the Node that runs it (npm_config_nodedir).
 // - the `linkedom` override in real-n8n/package.json: 0.18.15 needs a package
-//   the registry lacks.
+//   the registry lacks; the `xlsx` override of the 1.x manifests: n8n-nodes-base
+//   1.x pins xlsx to a tarball outside the registry.
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
 	copyFileSync,
@@ -27,8 +30,8 @@ import {
 	writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { envFor, ensureNode } from './node.mts';
 import {
-	REAL_N8N_DIR,
 	MARKER,
 	N8N_VERSION,
 	installDir,
@@ -37,19 +40,18 @@ import {
 	n8nBin,
 	versionDir,
 } from './paths.mts';
-
-const NATIVE = ['sqlite3', 'isolated-vm'];
+import { versionFacts } from './versions.mts';
 
 function log(msg: string): void {
 	process.stderr.write(`[n8n-install] ${msg}\n`);
 }
 
-function run(cmd: string, args: string[], cwd: string): void {
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): void {
 	log(`${cmd} ${args.join(' ')}  (in ${cwd})`);
 	const r = spawnSync(cmd, args, {
 		cwd,
 		stdio: ['ignore', 'inherit', 'inherit'],
-		env: process.env,
+		env,
 	});
 	if (r.status !== 0)
 		throw new Error(`${cmd} ${args.join(' ')} failed with ${r.status ?? r.signal}`);
@@ -96,70 +98,79 @@ async function withLock<T>(lockDir: string, fn: () => T): Promise<T> {
 	}
 }
 
-export async function ensureN8nInstalled(): Promise<string> {
-	const dir = installDir();
-	if (isInstalled(dir)) return dir;
-	const major = Number(process.versions.node.split('.')[0]);
-	if (major < 24)
-		throw new Error(`n8n ${N8N_VERSION} needs Node 24; run via scripts/with-node24.sh`);
-	if (!process.env.npm_config_nodedir) {
-		throw new Error('npm_config_nodedir is not set; run via scripts/with-node24.sh');
+/** Installs `version` (default: the full suites' one) unless cached; returns its folder. */
+export async function ensureN8nInstalled(version = N8N_VERSION): Promise<string> {
+	const dir = installDir(undefined, version);
+	if (isInstalled(dir, version)) return dir;
+	const facts = versionFacts(version);
+	const node = ensureNode(facts.nodeMajor);
+	if (!node.nodedir) {
+		throw new Error(
+			`no headers for Node ${node.major} (${node.bin}) to build n8n's native modules against; set npm_config_nodedir`,
+		);
 	}
-	mkdirSync(versionDir(), { recursive: true });
-	const key = installKey();
-	await withLock(join(versionDir(), `.lock-${key}`), () => {
-		if (isInstalled(dir)) return;
+	const env = envFor(node);
+	mkdirSync(versionDir(version), { recursive: true });
+	const key = installKey(version);
+	await withLock(join(versionDir(version), `.lock-${key}`), () => {
+		if (isInstalled(dir, version)) return;
 		const t0 = Date.now();
 		if (existsSync(dir)) {
 			log(`removing incomplete install ${dir}`);
 			rmSync(dir, { recursive: true, force: true });
 		}
-		const staging = join(versionDir(), `.staging-${key}-${process.pid}`);
+		const staging = join(versionDir(version), `.staging-${key}-${process.pid}`);
 		rmSync(staging, { recursive: true, force: true });
 		mkdirSync(staging, { recursive: true });
-		copyFileSync(join(REAL_N8N_DIR, 'package.json'), join(staging, 'package.json'));
-		const lock = join(REAL_N8N_DIR, 'package-lock.json');
+		copyFileSync(join(facts.manifestDir, 'package.json'), join(staging, 'package.json'));
+		const lock = join(facts.manifestDir, 'package-lock.json');
 		const common = ['--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=warn'];
 		if (existsSync(lock)) {
 			// `npm install` with the lock, not `npm ci`: npm 11 leaves optional platform
 			// packages (@msgpackr-extract/*) out of the lock it writes, and `npm ci`
 			// then refuses that very lock. `npm install` keeps every locked version.
 			copyFileSync(lock, join(staging, 'package-lock.json'));
-			run('npm', ['install', ...common], staging);
+			run('npm', ['install', ...common], staging, env);
 		} else {
-			log('real-n8n/package-lock.json is missing: resolving a new one (commit it afterwards)');
-			run('npm', ['install', ...common], staging);
+			log(`${lock} is missing: resolving a new one (commit it afterwards)`);
+			run('npm', ['install', ...common], staging, env);
 			copyFileSync(join(staging, 'package-lock.json'), lock);
 		}
 		run(
 			'npm',
-			['rebuild', ...NATIVE, '--ignore-scripts=false', '--foreground-scripts=false'],
+			['rebuild', ...facts.nativeModules, '--ignore-scripts=false', '--foreground-scripts=false'],
 			staging,
+			env,
 		);
 		// Keying by the lock written above (bootstrap case) keeps the next run a hit.
-		const finalDir = installDir(installKey());
+		const finalDir = installDir(installKey(version), version);
 		rmSync(finalDir, { recursive: true, force: true });
 		renameSync(staging, finalDir);
-		// Smoke check: the binary loads on this Node.
-		const version = execFileSync(process.execPath, [n8nBin(finalDir), '--version'], {
+		// Smoke check: the binary loads on its Node, with the settings it needs there.
+		const installed = execFileSync(node.bin, [n8nBin(finalDir), '--version'], {
 			cwd: finalDir,
 			encoding: 'utf8',
-			env: { ...process.env, N8N_USER_FOLDER: join(finalDir, '.smoke-user') },
+			env: { ...env, ...facts.env, N8N_USER_FOLDER: join(finalDir, '.smoke-user') },
 		}).trim();
 		rmSync(join(finalDir, '.smoke-user'), { recursive: true, force: true });
 		writeFileSync(
 			join(finalDir, MARKER),
-			JSON.stringify({ n8n: version, node: process.version, seconds: (Date.now() - t0) / 1000 }) +
-				'\n',
+			JSON.stringify({
+				n8n: installed,
+				node: execFileSync(node.bin, ['--version'], { encoding: 'utf8' }).trim(),
+				seconds: (Date.now() - t0) / 1000,
+			}) + '\n',
 		);
-		log(`n8n ${version} installed in ${finalDir} in ${Math.round((Date.now() - t0) / 1000)} s`);
+		log(`n8n ${installed} installed in ${finalDir} in ${Math.round((Date.now() - t0) / 1000)} s`);
 	});
-	const finalDir = installDir();
-	if (!isInstalled(finalDir)) throw new Error(`install finished but ${finalDir} is not complete`);
+	const finalDir = installDir(undefined, version);
+	if (!isInstalled(finalDir, version))
+		throw new Error(`install finished but ${finalDir} is not complete`);
 	return finalDir;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-	const dir = await ensureN8nInstalled();
-	process.stdout.write(dir + '\n');
+	const versions = process.argv.slice(2);
+	for (const version of versions.length ? versions : [N8N_VERSION])
+		process.stdout.write((await ensureN8nInstalled(version)) + '\n');
 }

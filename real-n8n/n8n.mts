@@ -1,6 +1,9 @@
-// Starts and stops a real n8n from the cached install (see install.mts).
+// Starts and stops a real n8n from the cached install (see install.mts), of the version
+// the full suites use or of any version in versions.mts, on that version's Node and with
+// the settings it needs there.
 //
 //   const n8n = await startN8n({ userFolder });   // free loopback port, waits for /healthz
+//   const old = await startN8n({ version: '1.85.3' });
 //   ...
 //   await n8n.stop();                             // SIGTERM by pid, then SIGKILL of its group
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,9 +19,13 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installDir, isInstalled, n8nBin } from './paths.mts';
+import { envFor, ensureNode } from './node.mts';
+import { N8N_VERSION, installDir, isInstalled, n8nBin } from './paths.mts';
+import { versionFacts } from './versions.mts';
 
 export interface StartOptions {
+	/** An n8n version of versions.mts; the full suites' version by default. */
+	version?: string;
 	/**
 	 * `start` (the main process, the default), `worker` or `webhook` (queue mode).
 	 * A worker serves only its health check, on `port`.
@@ -39,6 +46,7 @@ export interface StartOptions {
 }
 
 export interface RunningN8n {
+	version: string;
 	url: string;
 	port: number;
 	userFolder: string;
@@ -82,12 +90,14 @@ export function makeUserFolder(prefix = 'voucher-n8n-'): string {
 	return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** The environment that makes n8n quiet, local and testable. */
+/** The environment that makes n8n (of `version`) quiet, local and testable. */
 export function n8nEnv(
 	port: number,
 	brokerPort: number,
 	userFolder: string,
+	version = N8N_VERSION,
 ): Record<string, string> {
+	const facts = versionFacts(version);
 	return {
 		// vitest sets NODE_ENV=test, with which n8n exits at once without a word.
 		NODE_ENV: 'production',
@@ -97,7 +107,8 @@ export function n8nEnv(
 		N8N_HOST: '127.0.0.1',
 		N8N_PROTOCOL: 'http',
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
-		N8N_WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+		// 2.x reads N8N_WEBHOOK_URL (then WEBHOOK_URL), 1.x only WEBHOOK_URL.
+		[facts.webhookUrlVariable]: `http://127.0.0.1:${port}/`,
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_SECURE_COOKIE: 'false',
@@ -123,6 +134,8 @@ export function n8nEnv(
 		NO_COLOR: '1',
 		// Its refresh task calls api.n8n.io, unreachable offline; nothing here uses it.
 		N8N_DISABLED_MODULES: 'mcp-registry',
+		// What this version needs on its Node (versions.mts).
+		...facts.env,
 	};
 }
 
@@ -154,12 +167,14 @@ async function waitForHealth(
 }
 
 export async function startN8n(opts: StartOptions = {}): Promise<RunningN8n> {
-	const dir = installDir();
-	if (!isInstalled(dir)) {
+	const version = opts.version ?? N8N_VERSION;
+	const dir = installDir(undefined, version);
+	if (!isInstalled(dir, version)) {
 		throw new Error(
-			`n8n is not installed in ${dir}; run: bash scripts/with-node24.sh node real-n8n/install.mts`,
+			`n8n ${version} is not installed in ${dir}; run: bash scripts/with-node24.sh node real-n8n/install.mts ${version}`,
 		);
 	}
+	const node = ensureNode(versionFacts(version).nodeMajor);
 	const userFolder = opts.userFolder ?? makeUserFolder();
 	mkdirSync(userFolder, { recursive: true });
 	const port = opts.port ?? (await freePortAvoidingDefaults());
@@ -177,14 +192,14 @@ export async function startN8n(opts: StartOptions = {}): Promise<RunningN8n> {
 				}
 			: {};
 	const env = {
-		...process.env,
-		...n8nEnv(port, brokerPort, userFolder),
+		...envFor(node),
+		...n8nEnv(port, brokerPort, userFolder, version),
 		...workerHealth,
 		...opts.env,
 	};
 	// The child leads its own process group, so stop() can reach n8n's task
 	// runner too -- by this pid, never by a process name.
-	const child = spawn(process.execPath, [n8nBin(dir), command, ...(opts.args ?? [])], {
+	const child = spawn(node.bin, [n8nBin(dir), command, ...(opts.args ?? [])], {
 		cwd: userFolder,
 		env,
 		detached: true,
@@ -249,7 +264,7 @@ export async function startN8n(opts: StartOptions = {}): Promise<RunningN8n> {
 		await stop();
 		throw e;
 	}
-	return { url, port, userFolder, pid: child.pid!, logFile, logTail, stop };
+	return { version, url, port, userFolder, pid: child.pid!, logFile, logTail, stop };
 }
 
 /**

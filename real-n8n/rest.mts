@@ -1,16 +1,20 @@
 // A small client for n8n's internal REST API (the one the editor uses),
-// checked against n8n 2.41.1's controllers:
+// checked against n8n 2.41.1's controllers (where 1.x differs, versions.mts says how
+// and the methods below follow it: activation, and the body of a manual run):
 //   POST /rest/owner/setup          {email, firstName, lastName, password}
 //   POST /rest/login                {emailOrLdapLoginId, password}
 //   POST /rest/credentials          {name, type, data}
 //   POST /rest/credentials/test     {credentials: {name, type, data}}  (the editor's "Test" button)
 //   POST /rest/workflows            workflow JSON
 //   POST /rest/workflows/:id/run    {triggerToStartFrom: {name}}       (the editor's "Execute workflow")
+//                                   1.x: {workflowData, triggerToStartFrom}
 //   POST /rest/workflows/:id/activate {versionId}                      (publish)
+//   PATCH /rest/workflows/:id       {active: true, versionId}          (1.x: activate)
 //   GET  /rest/executions/:id       execution with flatted `data`
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { installDir } from './paths.mts';
+import { N8N_VERSION, installDir } from './paths.mts';
+import { versionFacts } from './versions.mts';
 
 export const OWNER = {
 	email: 'owner@example.com',
@@ -83,17 +87,22 @@ export interface Execution {
 }
 
 let flatted: { parse(s: string): unknown } | undefined;
-function parseFlatted(s: string): unknown {
+function parseFlatted(s: string, version: string): unknown {
 	// n8n stores execution data in the `flatted` format; use n8n's own copy.
-	flatted ??= createRequire(join(installDir(), 'node_modules', 'n8n', 'package.json'))('flatted');
+	flatted ??= createRequire(
+		join(installDir(undefined, version), 'node_modules', 'n8n', 'package.json'),
+	)('flatted');
 	return flatted!.parse(s);
 }
 
 export class N8nRest {
 	cookie = '';
 	readonly url: string;
-	constructor(url: string) {
+	/** The n8n version behind `url` (versions.mts), for the calls that differ. */
+	readonly version: string;
+	constructor(url: string, version = N8N_VERSION) {
 		this.url = url;
+		this.version = version;
 	}
 
 	async request<T = any>(
@@ -180,6 +189,11 @@ export class N8nRest {
 
 	async activateWorkflow(id: string): Promise<any> {
 		const wf = await this.getWorkflow(id);
+		if (versionFacts(this.version).restActivation === 'patch-active')
+			return await this.request('PATCH', `/rest/workflows/${id}`, {
+				active: true,
+				versionId: wf.versionId,
+			});
 		return await this.request('POST', `/rest/workflows/${id}/activate`, {
 			versionId: wf.versionId,
 		});
@@ -206,14 +220,22 @@ export class N8nRest {
 	}
 
 	async deactivateWorkflow(id: string): Promise<any> {
+		if (versionFacts(this.version).restActivation === 'patch-active') {
+			const wf = await this.getWorkflow(id);
+			return await this.request('PATCH', `/rest/workflows/${id}`, {
+				active: false,
+				versionId: wf.versionId,
+			});
+		}
 		return await this.request('POST', `/rest/workflows/${id}/deactivate`, {});
 	}
 
 	/** Runs a saved workflow like the editor's "Execute workflow" button and waits for it to finish. */
 	async runWorkflow(id: string, triggerName: string, timeoutMs = 60_000): Promise<Execution> {
-		const started = await this.request('POST', `/rest/workflows/${id}/run`, {
-			triggerToStartFrom: { name: triggerName },
-		});
+		const body: Record<string, unknown> = { triggerToStartFrom: { name: triggerName } };
+		if (versionFacts(this.version).restRunBody === 'with-workflow-data')
+			body.workflowData = await this.getWorkflow(id);
+		const started = await this.request('POST', `/rest/workflows/${id}/run`, body);
 		if (!started?.executionId)
 			throw new Error(`workflow ${id} did not start: ${JSON.stringify(started)}`);
 		return await this.waitForExecution(String(started.executionId), timeoutMs);
@@ -221,7 +243,7 @@ export class N8nRest {
 
 	async getExecution(id: string): Promise<Execution> {
 		const ex = await this.request('GET', `/rest/executions/${id}`);
-		if (ex && typeof ex.data === 'string') ex.data = parseFlatted(ex.data);
+		if (ex && typeof ex.data === 'string') ex.data = parseFlatted(ex.data, this.version);
 		return ex as Execution;
 	}
 

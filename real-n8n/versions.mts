@@ -1,0 +1,145 @@
+// Every n8n version the harness can install and start, and what differs between them, in
+// one table. install.mts, n8n.mts, rest.mts and the compatibility suite (test/compat/) read
+// their per-version facts here and nowhere else.
+//
+// Each version has its own install manifest: real-n8n/package.json (+ lock) for the
+// version every full suite uses, real-n8n/versions/<version>/package.json (+ lock) for
+// the others. Its lock is written by the first install (install.mts) and committed.
+//
+// Why these values (checked here, see the project's toolchain notes):
+// - Node: 2.x needs Node >= 24. 1.123.81 accepts 20.19 to 24, but its default expression
+//   engine (isolated-vm 6.2) needs Node >= 22: on Node 20 every command fails at start with
+//   "IsolatePool failed to create any bridges" unless N8N_EXPRESSION_ENGINE=legacy. 1.85.3
+//   accepts 18.17 to 22 (`engines`) and is run on 20, the oldest Node that 1.123 accepts too.
+// - Public webhook URL: 2.x reads N8N_WEBHOOK_URL and falls back to WEBHOOK_URL; 1.x reads
+//   only WEBHOOK_URL.
+// - Activation: 2.x publishes a workflow (`n8n publish:workflow`, REST .../activate); 1.x
+//   sets it active (`n8n update:workflow --active=true`, REST PATCH with `active: true`).
+// - `xlsx`: n8n-nodes-base 1.x pins it to a tarball outside the npm registry; the 1.x
+//   manifests override it with the registry's @e965/xlsx of the same version.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// paths.mts reads this table, so the folder is found here, not imported from there.
+const REAL_N8N_DIR = dirname(fileURLToPath(import.meta.url));
+
+export interface AgentNodes {
+	/** @n8n/n8n-nodes-langchain.agent typeVersion. */
+	agent: number;
+	/** @n8n/n8n-nodes-langchain.lmChatOpenAi typeVersion. */
+	model: number;
+	/** Parameters the agent node needs beyond the prompt (1.x: which kind of agent). */
+	agentParameters: Record<string, unknown>;
+	/** Parameters the model node needs to talk Chat Completions to the fake model. */
+	modelParameters: Record<string, unknown>;
+	/** Whether the tool's run in the agent carries the node's execution hints (addExecutionHints). */
+	toolHints: boolean;
+}
+
+export interface N8nVersionFacts {
+	version: string;
+	/** Folder with this version's install manifest (package.json, package-lock.json). */
+	manifestDir: string;
+	/** The Node major that installs (native modules) and runs it. */
+	nodeMajor: number;
+	/** Native modules rebuilt after the script-less install. */
+	nativeModules: readonly string[];
+	/** n8n settings this version needs on that Node (beyond the harness's defaults). */
+	env: Record<string, string>;
+	/** The variable n8n reads its public webhook base URL from. */
+	webhookUrlVariable: 'N8N_WEBHOOK_URL' | 'WEBHOOK_URL';
+	/** CLI arguments that make a saved workflow active (production webhooks registered). */
+	activateCommand(workflowId: string): string[];
+	/** How the internal REST API activates a workflow. */
+	restActivation: 'activate-endpoint' | 'patch-active';
+	/** How `POST /rest/workflows/:id/run` wants its body: 2.x only names the trigger; 1.x also the workflow. */
+	restRunBody: 'trigger-only' | 'with-workflow-data';
+	/** What a community trigger's production webhook answers when the trigger sets no body. */
+	defaultWebhookBody: 'workflow-started' | 'firstEntryJson';
+	/** The AI Agent and OpenAI model node versions to test the node as a tool with; none: not tested. */
+	agentNodes?: AgentNodes;
+}
+
+/** The version every full suite (e2e, queue, bench, demo) uses: real-n8n/package.json. */
+export const DEFAULT_N8N_VERSION = (
+	JSON.parse(readFileSync(join(REAL_N8N_DIR, 'package.json'), 'utf8')) as {
+		dependencies: { n8n: string };
+	}
+).dependencies.n8n;
+
+const v2 = {
+	nodeMajor: 24,
+	nativeModules: ['sqlite3', 'isolated-vm'],
+	env: {},
+	webhookUrlVariable: 'N8N_WEBHOOK_URL',
+	activateCommand: (id: string) => ['publish:workflow', `--id=${id}`],
+	restActivation: 'activate-endpoint',
+	restRunBody: 'trigger-only',
+	defaultWebhookBody: 'workflow-started',
+} as const;
+
+const v1 = {
+	webhookUrlVariable: 'WEBHOOK_URL',
+	activateCommand: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
+	restActivation: 'patch-active',
+	restRunBody: 'with-workflow-data',
+	defaultWebhookBody: 'firstEntryJson',
+} as const;
+
+const versioned = (version: string) => join(REAL_N8N_DIR, 'versions', version);
+
+/** The compatibility matrix, oldest first. The last entry is the default version. */
+export const N8N_VERSIONS: readonly N8nVersionFacts[] = [
+	{
+		...v1,
+		version: '1.85.3',
+		manifestDir: versioned('1.85.3'),
+		nodeMajor: 20,
+		nativeModules: ['sqlite3'],
+		env: {},
+		agentNodes: {
+			agent: 1.8,
+			agentParameters: { agent: 'toolsAgent' },
+			model: 1.2,
+			modelParameters: {},
+			toolHints: false,
+		},
+	},
+	{
+		...v1,
+		version: '1.123.81',
+		manifestDir: versioned('1.123.81'),
+		nodeMajor: 22,
+		nativeModules: ['sqlite3', 'isolated-vm'],
+		env: {},
+		agentNodes: {
+			agent: 3,
+			agentParameters: {},
+			model: 1.3,
+			modelParameters: { responsesApiEnabled: false },
+			toolHints: true,
+		},
+	},
+	{
+		...v2,
+		version: DEFAULT_N8N_VERSION,
+		manifestDir: REAL_N8N_DIR,
+		agentNodes: {
+			agent: 3.1,
+			agentParameters: {},
+			model: 1.3,
+			modelParameters: { responsesApiEnabled: false },
+			toolHints: true,
+		},
+	},
+];
+
+export function versionFacts(version = DEFAULT_N8N_VERSION): N8nVersionFacts {
+	const facts = N8N_VERSIONS.find((v) => v.version === version);
+	if (!facts)
+		throw new Error(
+			`n8n ${version} is not in real-n8n/versions.mts (known: ${N8N_VERSIONS.map((v) => v.version).join(', ')})`,
+		);
+	return facts;
+}

@@ -1,0 +1,139 @@
+// Runs once before the compatibility suite: installs every n8n version of the matrix
+// (real-n8n/versions.mts) that the per-user cache lacks, the missing ones at the same
+// time as each other and as the build, packs our package, installs the tarball into a
+// throwaway user folder per version the way users install it by hand
+// (`npm install --omit=peer <tarball>` in .n8n/nodes), starts each n8n on its own Node
+// with the settings it needs, and creates its owner.
+//
+// COMPAT_VERSIONS=1.123.81,2.41.1 runs a part of the matrix.
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+import type { TestProject } from 'vitest/node';
+
+import {
+	installCommunityPackage,
+	makeUserFolder,
+	startN8n,
+	type RunningN8n,
+} from '../../real-n8n/n8n.mts';
+import { buildAndPack } from '../../real-n8n/package-under-test.mts';
+import { installDir, installedWithNode, isInstalled, REAL_N8N_DIR } from '../../real-n8n/paths.mts';
+import { N8nRest, OWNER } from '../../real-n8n/rest.mts';
+import { N8N_VERSIONS } from '../../real-n8n/versions.mts';
+
+export interface CompatInstance {
+	version: string;
+	/** The Node that runs it, e.g. v22.23.3. */
+	node: string;
+	url: string;
+	userFolder: string;
+	logFile: string;
+	ownerCookie: string;
+}
+
+declare module 'vitest' {
+	export interface ProvidedContext {
+		compatInstances: CompatInstance[];
+		compatTimings: Record<string, number>;
+	}
+}
+
+function say(msg: string): void {
+	process.stderr.write(`[compat setup] ${msg}\n`);
+}
+
+/** The matrix, or the part named by COMPAT_VERSIONS. */
+export function selectedVersions(): string[] {
+	const all = N8N_VERSIONS.map((v) => v.version);
+	const wanted = process.env.COMPAT_VERSIONS?.split(',')
+		.map((v) => v.trim())
+		.filter(Boolean);
+	if (!wanted?.length) return all;
+	const unknown = wanted.filter((v) => !all.includes(v));
+	if (unknown.length)
+		throw new Error(
+			`COMPAT_VERSIONS names ${unknown.join(', ')}; the matrix has ${all.join(', ')}`,
+		);
+	return wanted;
+}
+
+/** install.mts in a child process, so several versions install at once. */
+function installInBackground(version: string): Promise<void> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [join(REAL_N8N_DIR, 'install.mts'), version], {
+			stdio: ['ignore', 'ignore', 'inherit'],
+		});
+		child.on('error', reject);
+		child.on('exit', (code) =>
+			code === 0 ? resolve() : reject(new Error(`installing n8n ${version} exited ${code}`)),
+		);
+	});
+}
+
+const running: RunningN8n[] = [];
+const folders: string[] = [];
+
+export default async function setup(project: TestProject) {
+	const timings: Record<string, number> = {};
+	const since = (t0: number) => (Date.now() - t0) / 1000;
+	const versions = selectedVersions();
+	const t0 = Date.now();
+	const installs = Promise.all(
+		versions.map(async (version) => {
+			if (isInstalled(installDir(undefined, version), version)) return;
+			const started = Date.now();
+			say(`installing n8n ${version} (in the background)`);
+			await installInBackground(version);
+			timings[`install ${version}`] = since(started);
+			say(`n8n ${version} installed in ${timings[`install ${version}`].toFixed(0)} s`);
+		}),
+	);
+	// Building while the installs download: the child processes run on their own.
+	const packStart = Date.now();
+	const tarball = buildAndPack();
+	timings['build + npm pack'] = since(packStart);
+	await installs;
+	timings['installs (wall)'] = since(t0);
+	const instances: CompatInstance[] = [];
+	try {
+		for (const version of versions) {
+			const started = Date.now();
+			const userFolder = makeUserFolder(`voucher-compat-${version}-`);
+			folders.push(userFolder);
+			await installCommunityPackage(userFolder, tarball);
+			const n8n = await startN8n({ version, userFolder });
+			running.push(n8n);
+			const rest = new N8nRest(n8n.url, version);
+			await rest.ensureOwner(OWNER);
+			if (!rest.cookie) throw new Error(`n8n ${version}: no session cookie after the owner setup`);
+			timings[`start ${version}`] = since(started);
+			const node = installedWithNode(installDir(undefined, version)) ?? '?';
+			say(`n8n ${version} on Node ${node}: ${n8n.url} (log ${n8n.logFile})`);
+			instances.push({
+				version,
+				node,
+				url: n8n.url,
+				userFolder,
+				logFile: n8n.logFile,
+				ownerCookie: rest.cookie,
+			});
+		}
+	} catch (e) {
+		await teardown();
+		throw e;
+	} finally {
+		rmSync(dirname(tarball), { recursive: true, force: true });
+	}
+	project.provide('compatInstances', instances);
+	project.provide('compatTimings', timings);
+	say(`ready in ${since(t0).toFixed(0)} s: ${JSON.stringify(timings)}`);
+	return teardown;
+}
+
+async function teardown(): Promise<void> {
+	await Promise.all(running.map((n8n) => n8n.stop()));
+	if (process.env.COMPAT_KEEP_FOLDERS) say(`kept ${folders.join(' ')}`);
+	else for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+}
