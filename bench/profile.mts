@@ -44,7 +44,6 @@ const CATEGORIES: Array<[string, (f: CallFrame) => boolean]> = [
 	['GC', (f) => f.functionName === '(garbage collector)'],
 	['V8/native (program)', (f) => f.functionName === '(program)'],
 	['our node code', (f) => OURS.test(f.url)],
-	['zod (our input checks)', (f) => /\/zod\//.test(f.url)],
 	[
 		'expression evaluation',
 		(f) => /expression|tournament|riot-tmpl|esprima|recast|ast-types|isolated-vm|workflow-data-proxy|jmespath/i.test(f.url),

@@ -1,6 +1,6 @@
 // Our packed tarball, installed like a manual community-package install, is
 // loaded by a real n8n: both nodes and both credentials are listed, which
-// means every import of the compiled code (zod included) resolved inside n8n.
+// means every import of the compiled code resolved inside n8n.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
