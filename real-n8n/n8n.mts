@@ -139,12 +139,20 @@ export function n8nEnv(
 	};
 }
 
+/**
+ * Waits for n8n's health check and, for a main process (`rest`), for its REST API: n8n
+ * 1.85 answers /healthz (and 404 for /healthz/readiness) before it has mounted /rest.
+ */
 async function waitForHealth(
 	url: string,
 	child: ChildProcess,
 	timeoutMs: number,
 	tail: () => string,
+	rest: boolean,
 ): Promise<void> {
+	const restUp = async () =>
+		!rest ||
+		(await fetch(`${url}/rest/settings`, { signal: AbortSignal.timeout(2000) })).status === 200;
 	const deadline = Date.now() + timeoutMs;
 	let exited: string | undefined;
 	child.once('exit', (code, sig) => (exited = `n8n exited early (${code ?? sig})`));
@@ -152,11 +160,11 @@ async function waitForHealth(
 		if (exited) throw new Error(`${exited}\n${tail()}`);
 		try {
 			const res = await fetch(`${url}/healthz/readiness`, { signal: AbortSignal.timeout(2000) });
-			if (res.ok) return;
+			if (res.ok && (await restUp())) return;
 			// n8n without readiness endpoint: fall back to /healthz
 			if (res.status === 404) {
 				const h = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
-				if (h.ok) return;
+				if (h.ok && (await restUp())) return;
 			}
 		} catch {
 			/* not listening yet */
@@ -259,7 +267,7 @@ export async function startN8n(opts: StartOptions = {}): Promise<RunningN8n> {
 		return stopped;
 	};
 	try {
-		await waitForHealth(url, child, opts.timeoutMs ?? 180_000, logTail);
+		await waitForHealth(url, child, opts.timeoutMs ?? 180_000, logTail, command === 'start');
 	} catch (e) {
 		await stop();
 		throw e;

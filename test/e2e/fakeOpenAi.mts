@@ -1,6 +1,7 @@
 /**
  * A stand-in for OpenAI's Chat Completions API, for n8n's OpenAI Chat Model with the
- * Responses API off: `GET /v1/models` and non-streaming `POST /v1/chat/completions`. It
+ * Responses API off: `GET /v1/models` and `POST /v1/chat/completions`, streamed (server-sent
+ * events, as n8n 1.85's Tools Agent asks) or not (n8n 2.41). It
  * answers with scripted replies (a tool call, or the final text) and keeps every request,
  * so a test can read exactly what n8n sent the model.
  */
@@ -20,6 +21,7 @@ interface ChatMessage {
 export interface ChatRequest {
 	model: string;
 	stream?: boolean;
+	stream_options?: { include_usage?: boolean };
 	messages: ChatMessage[];
 	tools?: Array<{ type: string; function: { name: string; parameters: unknown } }>;
 }
@@ -70,6 +72,27 @@ function completion(request: ChatRequest, reply: ScriptedReply, index: number) {
 	};
 }
 
+/** The same completion as `chat.completion.chunk` events: the whole message in one delta. */
+function streamed(request: ChatRequest, body: ReturnType<typeof completion>): string {
+	const [{ message, finish_reason }] = body.choices;
+	const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+		`data: ${JSON.stringify({ id: body.id, object: 'chat.completion.chunk', created: body.created, model: body.model, choices, ...extra })}\n\n`;
+	const delta =
+		'tool_calls' in message
+			? {
+					role: 'assistant',
+					content: null,
+					tool_calls: (message.tool_calls ?? []).map((call, index) => ({ index, ...call })),
+				}
+			: { role: 'assistant', content: message.content };
+	return (
+		chunk([{ index: 0, delta, finish_reason: null, logprobs: null }]) +
+		chunk([{ index: 0, delta: {}, finish_reason, logprobs: null }]) +
+		(request.stream_options?.include_usage ? chunk([], { usage: body.usage }) : '') +
+		'data: [DONE]\n\n'
+	);
+}
+
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
 	const requests: ChatRequest[] = [];
 	let replies: ScriptedReply[] = [];
@@ -92,7 +115,13 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
 				const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
 				requests.push(request);
 				const reply = replies.shift() ?? { answer: 'Done.' };
-				send(200, completion(request, reply, requests.length));
+				const body = completion(request, reply, requests.length);
+				if (request.stream) {
+					res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+					res.end(streamed(request, body));
+					return;
+				}
+				send(200, body);
 				return;
 			}
 			send(404, { error: { message: `no route ${req.method} ${req.url}` } });
