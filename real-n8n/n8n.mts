@@ -132,9 +132,7 @@ export function n8nEnv(
 		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
 		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
 		NO_COLOR: '1',
-		// Its refresh task calls api.n8n.io, unreachable offline; nothing here uses it.
-		N8N_DISABLED_MODULES: 'mcp-registry',
-		// What this version needs on its Node (versions.mts).
+		// What this version needs here (versions.mts), e.g. 2.x's mcp-registry module off.
 		...facts.env,
 	};
 }

@@ -1,6 +1,9 @@
 // Every n8n version the harness can install and start, and what differs between them, in
 // one table. install.mts, n8n.mts, rest.mts and the compatibility suite (test/compat/) read
-// their per-version facts here and nowhere else.
+// their per-version facts here and nowhere else. A row is one n8n version on one Node; its
+// id is the version, or `<version>-node<major>` for the same version on a second Node (its
+// own install, as native modules are built for one Node). Every `version` parameter of
+// paths.mts, install.mts, n8n.mts and rest.mts is such an id.
 //
 // Each version has its own install manifest: real-n8n/package.json (+ lock) for the
 // version every full suite uses, real-n8n/versions/<version>/package.json (+ lock) for
@@ -38,6 +41,9 @@ export interface AgentNodes {
 }
 
 export interface N8nVersionFacts {
+	/** The row's id: the n8n version, or `<version>-node<major>`. */
+	id: string;
+	/** The n8n version. */
 	version: string;
 	/** Folder with this version's install manifest (package.json, package-lock.json). */
 	manifestDir: string;
@@ -45,7 +51,7 @@ export interface N8nVersionFacts {
 	nodeMajor: number;
 	/** Native modules rebuilt after the script-less install. */
 	nativeModules: readonly string[];
-	/** n8n settings this version needs on that Node (beyond the harness's defaults). */
+	/** n8n settings this version needs on that Node, here (beyond the harness's defaults). */
 	env: Record<string, string>;
 	/** The variable n8n reads its public webhook base URL from. */
 	webhookUrlVariable: 'N8N_WEBHOOK_URL' | 'WEBHOOK_URL';
@@ -55,8 +61,6 @@ export interface N8nVersionFacts {
 	restActivation: 'activate-endpoint' | 'patch-active';
 	/** How `POST /rest/workflows/:id/run` wants its body: 2.x only names the trigger; 1.x also the workflow. */
 	restRunBody: 'trigger-only' | 'with-workflow-data';
-	/** What a community trigger's production webhook answers when the trigger sets no body. */
-	defaultWebhookBody: 'workflow-started' | 'firstEntryJson';
 	/** The AI Agent and OpenAI model node versions to test the node as a tool with; none: not tested. */
 	agentNodes?: AgentNodes;
 }
@@ -71,12 +75,13 @@ export const DEFAULT_N8N_VERSION = (
 const v2 = {
 	nodeMajor: 24,
 	nativeModules: ['sqlite3', 'isolated-vm'],
-	env: {},
+	// Its refresh task calls api.n8n.io, unreachable offline; nothing here uses it. n8n 1.x
+	// has no such module and refuses to start when asked to disable it: Unknown module "mcp-registry".
+	env: { N8N_DISABLED_MODULES: 'mcp-registry' },
 	webhookUrlVariable: 'N8N_WEBHOOK_URL',
 	activateCommand: (id: string) => ['publish:workflow', `--id=${id}`],
 	restActivation: 'activate-endpoint',
 	restRunBody: 'trigger-only',
-	defaultWebhookBody: 'workflow-started',
 } as const;
 
 const v1 = {
@@ -84,8 +89,15 @@ const v1 = {
 	activateCommand: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
 	restActivation: 'patch-active',
 	restRunBody: 'with-workflow-data',
-	defaultWebhookBody: 'firstEntryJson',
 } as const;
+
+const agentNodes1123: AgentNodes = {
+	agent: 3,
+	agentParameters: {},
+	model: 1.3,
+	modelParameters: { responsesApiEnabled: false },
+	toolHints: true,
+};
 
 const versioned = (version: string) => join(REAL_N8N_DIR, 'versions', version);
 
@@ -93,6 +105,7 @@ const versioned = (version: string) => join(REAL_N8N_DIR, 'versions', version);
 export const N8N_VERSIONS: readonly N8nVersionFacts[] = [
 	{
 		...v1,
+		id: '1.85.3',
 		version: '1.85.3',
 		manifestDir: versioned('1.85.3'),
 		nodeMajor: 20,
@@ -108,21 +121,30 @@ export const N8N_VERSIONS: readonly N8nVersionFacts[] = [
 	},
 	{
 		...v1,
+		id: '1.123.81',
 		version: '1.123.81',
 		manifestDir: versioned('1.123.81'),
 		nodeMajor: 22,
 		nativeModules: ['sqlite3', 'isolated-vm'],
 		env: {},
-		agentNodes: {
-			agent: 3,
-			agentParameters: {},
-			model: 1.3,
-			modelParameters: { responsesApiEnabled: false },
-			toolHints: true,
-		},
+		agentNodes: agentNodes1123,
+	},
+	{
+		...v1,
+		id: '1.123.81-node20',
+		version: '1.123.81',
+		manifestDir: versioned('1.123.81'),
+		nodeMajor: 20,
+		// isolated-vm 6.2 builds for Node >= 22 only; left as shipped, it is never loaded with
+		// the legacy engine.
+		nativeModules: ['sqlite3'],
+		// Without it every command fails at start: "IsolatePool failed to create any bridges".
+		env: { N8N_EXPRESSION_ENGINE: 'legacy' },
+		agentNodes: agentNodes1123,
 	},
 	{
 		...v2,
+		id: DEFAULT_N8N_VERSION,
 		version: DEFAULT_N8N_VERSION,
 		manifestDir: REAL_N8N_DIR,
 		agentNodes: {
@@ -135,11 +157,12 @@ export const N8N_VERSIONS: readonly N8nVersionFacts[] = [
 	},
 ];
 
-export function versionFacts(version = DEFAULT_N8N_VERSION): N8nVersionFacts {
-	const facts = N8N_VERSIONS.find((v) => v.version === version);
+/** The row of `id` (an n8n version, or `<version>-node<major>`). */
+export function versionFacts(id = DEFAULT_N8N_VERSION): N8nVersionFacts {
+	const facts = N8N_VERSIONS.find((v) => v.id === id);
 	if (!facts)
 		throw new Error(
-			`n8n ${version} is not in real-n8n/versions.mts (known: ${N8N_VERSIONS.map((v) => v.version).join(', ')})`,
+			`n8n ${id} is not in real-n8n/versions.mts (known: ${N8N_VERSIONS.map((v) => v.id).join(', ')})`,
 		);
 	return facts;
 }

@@ -5,7 +5,7 @@
 // (`npm install --omit=peer <tarball>` in .n8n/nodes), starts each n8n on its own Node
 // with the settings it needs, and creates its owner.
 //
-// COMPAT_VERSIONS=1.123.81,2.41.1 runs a part of the matrix.
+// COMPAT_VERSIONS=1.123.81,2.41.1 runs a part of the matrix (ids of versions.mts's rows).
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,9 +21,12 @@ import {
 import { buildAndPack } from '../../real-n8n/package-under-test.mts';
 import { installDir, installedWithNode, isInstalled, REAL_N8N_DIR } from '../../real-n8n/paths.mts';
 import { N8nRest, OWNER } from '../../real-n8n/rest.mts';
-import { N8N_VERSIONS } from '../../real-n8n/versions.mts';
+import { N8N_VERSIONS, versionFacts } from '../../real-n8n/versions.mts';
 
 export interface CompatInstance {
+	/** The row of real-n8n/versions.mts: the n8n version, or `<version>-node<major>`. */
+	id: string;
+	/** The n8n version. */
 	version: string;
 	/** The Node that runs it, e.g. v22.23.3. */
 	node: string;
@@ -46,7 +49,7 @@ function say(msg: string): void {
 
 /** The matrix, or the part named by COMPAT_VERSIONS. */
 export function selectedVersions(): string[] {
-	const all = N8N_VERSIONS.map((v) => v.version);
+	const all = N8N_VERSIONS.map((v) => v.id);
 	const wanted = process.env.COMPAT_VERSIONS?.split(',')
 		.map((v) => v.trim())
 		.filter(Boolean);
@@ -112,7 +115,8 @@ export default async function setup(project: TestProject) {
 			const node = installedWithNode(installDir(undefined, version)) ?? '?';
 			say(`n8n ${version} on Node ${node}: ${n8n.url} (log ${n8n.logFile})`);
 			instances.push({
-				version,
+				id: version,
+				version: versionFacts(version).version,
 				node,
 				url: n8n.url,
 				userFolder,
