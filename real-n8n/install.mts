@@ -5,6 +5,7 @@
 // versions.mts). Each version is installed and run with the Node major its row of
 // versions.mts gives (node.mts fetches it when this process runs another):
 //   bash scripts/with-node24.sh node real-n8n/install.mts [version ...]
+//   bash scripts/with-node24.sh node real-n8n/install.mts --matrix   # every row, at once
 //
 // Idempotent: returns at once when the marker file exists. Safe against
 // partial installs: it installs into a staging folder, renames it into place,
@@ -19,7 +20,7 @@
 // - the `linkedom` override in real-n8n/package.json: 0.18.15 needs a package
 //   the registry lacks; the `xlsx` override of the 1.x manifests: n8n-nodes-base
 //   1.x pins xlsx to a tarball outside the registry.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
 	copyFileSync,
 	existsSync,
@@ -34,13 +35,14 @@ import { envFor, ensureNode } from './node.mts';
 import {
 	MARKER,
 	N8N_VERSION,
+	REAL_N8N_DIR,
 	installDir,
 	installKey,
 	isInstalled,
 	n8nBin,
 	versionDir,
 } from './paths.mts';
-import { versionFacts } from './versions.mts';
+import { N8N_VERSIONS, versionFacts } from './versions.mts';
 
 function log(msg: string): void {
 	process.stderr.write(`[n8n-install] ${msg}\n`);
@@ -169,8 +171,45 @@ export async function ensureN8nInstalled(version = N8N_VERSION): Promise<string>
 	return finalDir;
 }
 
+/** install.mts for one version in a child process (this process's event loop stays free). */
+function installInChildProcess(version: string): Promise<void> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [join(REAL_N8N_DIR, 'install.mts'), version], {
+			stdio: ['ignore', 'ignore', 'inherit'],
+		});
+		child.on('error', reject);
+		child.on('exit', (code) =>
+			code === 0 ? resolve() : reject(new Error(`installing n8n ${version} exited ${code}`)),
+		);
+	});
+}
+
+/**
+ * Installs the versions the cache lacks, all at the same time, each in its own process;
+ * resolves to the seconds each install took (none for a cache hit).
+ */
+export async function ensureInstalledConcurrently(
+	versions: string[],
+): Promise<Record<string, number>> {
+	const seconds: Record<string, number> = {};
+	await Promise.all(
+		versions.map(async (version) => {
+			if (isInstalled(installDir(undefined, version), version)) return;
+			const t0 = Date.now();
+			log(`installing n8n ${version} in a child process`);
+			await installInChildProcess(version);
+			seconds[version] = (Date.now() - t0) / 1000;
+		}),
+	);
+	return seconds;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-	const versions = process.argv.slice(2);
-	for (const version of versions.length ? versions : [N8N_VERSION])
-		process.stdout.write((await ensureN8nInstalled(version)) + '\n');
+	const args = process.argv.slice(2);
+	if (args.includes('--matrix')) {
+		await ensureInstalledConcurrently(N8N_VERSIONS.map((v) => v.id));
+	} else {
+		for (const version of args.length ? args : [N8N_VERSION])
+			process.stdout.write((await ensureN8nInstalled(version)) + '\n');
+	}
 }

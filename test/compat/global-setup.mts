@@ -6,9 +6,8 @@
 // with the settings it needs, and creates its owner.
 //
 // COMPAT_VERSIONS=1.123.81,2.41.1 runs a part of the matrix (ids of versions.mts's rows).
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 
 import type { TestProject } from 'vitest/node';
 
@@ -19,7 +18,8 @@ import {
 	type RunningN8n,
 } from '../../real-n8n/n8n.mts';
 import { buildAndPack } from '../../real-n8n/package-under-test.mts';
-import { installDir, installedWithNode, isInstalled, REAL_N8N_DIR } from '../../real-n8n/paths.mts';
+import { ensureInstalledConcurrently } from '../../real-n8n/install.mts';
+import { installDir, installedWithNode } from '../../real-n8n/paths.mts';
 import { N8nRest, OWNER } from '../../real-n8n/rest.mts';
 import { N8N_VERSIONS, versionFacts } from '../../real-n8n/versions.mts';
 
@@ -62,19 +62,6 @@ export function selectedVersions(): string[] {
 	return wanted;
 }
 
-/** install.mts in a child process, so several versions install at once. */
-function installInBackground(version: string): Promise<void> {
-	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [join(REAL_N8N_DIR, 'install.mts'), version], {
-			stdio: ['ignore', 'ignore', 'inherit'],
-		});
-		child.on('error', reject);
-		child.on('exit', (code) =>
-			code === 0 ? resolve() : reject(new Error(`installing n8n ${version} exited ${code}`)),
-		);
-	});
-}
-
 const running: RunningN8n[] = [];
 const folders: string[] = [];
 
@@ -83,16 +70,9 @@ export default async function setup(project: TestProject) {
 	const since = (t0: number) => (Date.now() - t0) / 1000;
 	const versions = selectedVersions();
 	const t0 = Date.now();
-	const installs = Promise.all(
-		versions.map(async (version) => {
-			if (isInstalled(installDir(undefined, version), version)) return;
-			const started = Date.now();
-			say(`installing n8n ${version} (in the background)`);
-			await installInBackground(version);
-			timings[`install ${version}`] = since(started);
-			say(`n8n ${version} installed in ${timings[`install ${version}`].toFixed(0)} s`);
-		}),
-	);
+	const installs = ensureInstalledConcurrently(versions).then((seconds) => {
+		for (const [version, s] of Object.entries(seconds)) timings[`install ${version}`] = s;
+	});
 	// Building while the installs download: the child processes run on their own.
 	const packStart = Date.now();
 	const tarball = buildAndPack();

@@ -49,7 +49,6 @@ const LOAD_PROBLEM =
 
 const instances = inject('compatInstances');
 
-
 function orderNode(name: string, credential: Credential, parameters: Record<string, unknown>) {
 	return {
 		name,
