@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isTerminal } from '../../shared/orderStatus';
+import { isTerminal } from '../../voucherServiceApi/orderStatus';
 import type { CampaignOrder, CampaignRow, Order } from '../orderTypes';
 import { recipientKey } from '../purchase/orderMatch';
 

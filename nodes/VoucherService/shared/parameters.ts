@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
-import { API_CREDENTIAL } from '../../shared/credentials';
+import { API_CREDENTIAL } from '../../voucherServiceApi/credentials';
 import type { OrderOutput } from '../orderTypes';
 import { GIVE_CODES_PARAMETER, runsAsAgentTool } from './agentTool';
 import { COUPON_CODE_PARAMETER } from './fields';
