@@ -1,7 +1,15 @@
-// n8n 2.41.1 in queue mode: PostgreSQL and Redis (services.mts), one main
+// n8n 2.41.1 in queue mode: PostgreSQL 17 and Redis (services.mts), one main
 // process, two `n8n worker` and two `n8n webhook` processes, each in its own
 // user folder (like separate containers) sharing one encryption key, database
-// and Redis. examples/docker-compose.queue.yml uses exactly queueEnv()'s variables.
+// and Redis, and a router in front (proxy.mts) that sends WEBHOOK_PROCESS_PATHS
+// to the webhook processes and everything else to main.
+//
+// examples/docker-compose.queue.yml is the same deployment in Docker. The
+// constants below are the one source of truth for what both must agree on:
+// roles and their numbers, the settings every process shares, the main
+// process's own, the variables whose values are per deployment, and the
+// router's table. test/deployment/queueCompose.test.mts fails when the
+// compose file says otherwise.
 //
 // The package reaches every process the way n8n documents a manual install
 // for queue mode: it is npm-installed once into a `nodes` folder that every
@@ -17,6 +25,7 @@ import {
 	type RunningN8n,
 	type StartOptions,
 } from './n8n.mts';
+import { startRouter, type Router } from './proxy.mts';
 import {
 	ensureQueueServices,
 	startPostgres,
@@ -25,13 +34,86 @@ import {
 	type Redis,
 } from './services.mts';
 
-const WORKERS = 2;
-const WEBHOOK_PROCESSES = 2;
+/** The n8n processes by role: the command each runs and how many there are. */
+export const QUEUE_ROLES = {
+	main: { command: 'start', count: 1 },
+	worker: { command: 'worker', count: 2 },
+	webhook: { command: 'webhook', count: 2 },
+} as const;
+
+const WORKERS = QUEUE_ROLES.worker.count;
+const WEBHOOK_PROCESSES = QUEUE_ROLES.webhook.count;
+
+/** Settings with the same value in every n8n process, here and in the compose file. */
+export const QUEUE_SETTINGS = {
+	EXECUTIONS_MODE: 'queue',
+	DB_TYPE: 'postgresdb',
+	// The editor's "Execute workflow" runs on workers too, not in the main process.
+	// n8n's v3 upgrade check (offload-manual-executions.rule.js) asks for it.
+	OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+	N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+	// This package is not verified by n8n; the default flips to false in n8n's
+	// next major (unverified-packages.rule.js), so it is set explicitly.
+	N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+	// The package is installed by hand into the shared nodes folder, not from
+	// the database's list; nothing to reinstall at start-up.
+	N8N_REINSTALL_MISSING_PACKAGES: 'false',
+	// One router in front, which sets X-Forwarded-For.
+	N8N_PROXY_HOPS: '1',
+} as const;
+
+/** Settings only the main process has. */
+export const MAIN_SETTINGS = {
+	// Production webhooks go to the webhook processes only.
+	N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
+} as const;
+
+/** Settings only the workers have: their /healthz, used by the compose file's health check. */
+export const WORKER_SETTINGS = {
+	QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+} as const;
+
+/**
+ * Variables every n8n process has, with one value per deployment (addresses,
+ * names, secrets): the same in all processes, but not the same here as in
+ * the compose file.
+ */
+export const QUEUE_DEPLOYMENT_VARIABLES = [
+	'QUEUE_BULL_REDIS_HOST',
+	'QUEUE_BULL_REDIS_PORT',
+	'DB_POSTGRESDB_HOST',
+	'DB_POSTGRESDB_PORT',
+	'DB_POSTGRESDB_DATABASE',
+	'DB_POSTGRESDB_USER',
+	'DB_POSTGRESDB_PASSWORD',
+	// Workers decrypt credentials with it: one key everywhere.
+	'N8N_ENCRYPTION_KEY',
+	// The public address of the router (n8n 2.x; 1.x reads WEBHOOK_URL).
+	'N8N_WEBHOOK_URL',
+] as const;
+
+/**
+ * The path prefixes a webhook process serves (n8n 2.41.1, abstract-server.js:
+ * production webhooks, forms, the Wait node's resume URLs, MCP Server
+ * Trigger). The router sends these to the webhook processes and everything
+ * else (the editor, /rest/, /webhook-test/, /form-test/, /mcp-test/) to main.
+ */
+export const WEBHOOK_PROCESS_PATHS = [
+	'/webhook/',
+	'/webhook-waiting/',
+	'/form/',
+	'/form-waiting/',
+	'/mcp/',
+] as const;
+
+export const ENCRYPTION_KEY = 'voucher-service-queue-not-a-secret';
 
 export interface QueueCluster {
 	main: RunningN8n;
 	workers: RunningN8n[];
 	webhooks: RunningN8n[];
+	/** The router in front: N8N_WEBHOOK_URL of every process. */
+	router: Router;
 	postgres: Postgres;
 	redis: Redis;
 	/** Where the package is installed; every process's .n8n/nodes points here. */
@@ -41,21 +123,20 @@ export interface QueueCluster {
 	stop(): Promise<void>;
 }
 
-/** The variables every process shares: queue mode, Redis, PostgreSQL, one encryption key. */
-function queueEnv(postgres: Postgres, redis: Redis): Record<string, string> {
-	return {
-		EXECUTIONS_MODE: 'queue',
+/** The variables every process shares: QUEUE_SETTINGS and this deployment's values. */
+function queueEnv(postgres: Postgres, redis: Redis, router: Router): Record<string, string> {
+	const deployment: Record<(typeof QUEUE_DEPLOYMENT_VARIABLES)[number], string> = {
 		QUEUE_BULL_REDIS_HOST: redis.host,
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
-		DB_TYPE: 'postgresdb',
 		DB_POSTGRESDB_HOST: postgres.host,
 		DB_POSTGRESDB_PORT: String(postgres.port),
 		DB_POSTGRESDB_DATABASE: postgres.database,
 		DB_POSTGRESDB_USER: postgres.user,
 		DB_POSTGRESDB_PASSWORD: '',
-		// The editor's "Execute workflow" runs on workers too, not in the main process.
-		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+		N8N_WEBHOOK_URL: `${router.url}/`,
 	};
+	return { ...QUEUE_SETTINGS, ...deployment };
 }
 
 interface Role {
@@ -70,17 +151,25 @@ function say(msg: string): void {
 export async function startQueueCluster(opts: { tarball: string }): Promise<QueueCluster> {
 	const binDir = ensureQueueServices();
 	const [postgres, redis] = await Promise.all([startPostgres(binDir), startRedis()]);
+	say(`PostgreSQL ${postgres.version} on ${postgres.port}, Redis on ${redis.port}`);
 	const root = makeUserFolder('voucher-queue-');
 	const nodesDir = join(root, 'nodes');
 	await installCommunityPackage(root, opts.tarball);
 	// installCommunityPackage installs into <folder>/.n8n/nodes; that folder is the shared one.
 	symlinkSync(join(root, '.n8n', 'nodes'), nodesDir);
 
-	const shared = queueEnv(postgres, redis);
+	let main!: RunningN8n;
+	let workers: RunningN8n[] = [];
+	let webhooks: RunningN8n[] = [];
+	const router = await startRouter({
+		main: () => main.url,
+		webhooks: () => webhooks.map((w) => w.url),
+		webhookPaths: WEBHOOK_PROCESS_PATHS,
+	});
+	const shared = queueEnv(postgres, redis, router);
 	const webhookPorts = await Promise.all(
 		Array.from({ length: WEBHOOK_PROCESSES }, () => freePortAvoidingDefaults()),
 	);
-	const webhookUrl = `http://127.0.0.1:${webhookPorts[0]}/`;
 	const role = (name: string, options: StartOptions): Role => {
 		const userFolder = join(root, name);
 		mkdirSync(join(userFolder, '.n8n'), { recursive: true });
@@ -89,19 +178,14 @@ export async function startQueueCluster(opts: { tarball: string }): Promise<Queu
 	};
 	const mainRole = role('main', {
 		port: await freePortAvoidingDefaults(),
-		env: {
-			...shared,
-			// Production webhooks go to the webhook processes only.
-			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
-			N8N_WEBHOOK_URL: webhookUrl,
-		},
+		env: { ...shared, ...MAIN_SETTINGS },
 	});
 	const workerRoles = await Promise.all(
 		Array.from({ length: WORKERS }, async (_, i) =>
 			role(`worker-${i + 1}`, {
 				command: 'worker',
 				port: await freePortAvoidingDefaults(),
-				env: { ...shared, N8N_WEBHOOK_URL: webhookUrl },
+				env: { ...shared, ...WORKER_SETTINGS },
 			}),
 		),
 	);
@@ -109,13 +193,10 @@ export async function startQueueCluster(opts: { tarball: string }): Promise<Queu
 		role(`webhook-${i + 1}`, {
 			command: 'webhook',
 			port,
-			env: { ...shared, N8N_WEBHOOK_URL: `http://127.0.0.1:${port}/` },
+			env: shared,
 		}),
 	);
 
-	let main!: RunningN8n;
-	let workers: RunningN8n[] = [];
-	let webhooks: RunningN8n[] = [];
 	const startAll = async () => {
 		const t0 = Date.now();
 		// The main process migrates the database; the others start once it is ready, together.
@@ -141,6 +222,7 @@ export async function startQueueCluster(opts: { tarball: string }): Promise<Queu
 		get webhooks() {
 			return webhooks;
 		},
+		router,
 		postgres,
 		redis,
 		nodesDir,
@@ -150,7 +232,7 @@ export async function startQueueCluster(opts: { tarball: string }): Promise<Queu
 		},
 		async stop() {
 			await stopAll().catch(() => {});
-			await Promise.all([postgres.stop(), redis.stop()]);
+			await Promise.all([router.close(), postgres.stop(), redis.stop()]);
 			if (!process.env.E2E_KEEP_N8N_FOLDER) rmSync(root, { recursive: true, force: true });
 		},
 	};

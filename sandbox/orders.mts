@@ -28,18 +28,22 @@ export function createIssuer(): Issuer {
 	};
 }
 
-export type PlaceResult =
-	| { kind: 'placed'; order: SandboxOrder }
+export type CommitResult =
+	| { kind: 'committed'; order: SandboxOrder }
 	| { kind: 'duplicate' }
 	| { kind: 'insufficient'; neededKobo: number; balanceKobo: number };
 
-/** Synchronous from duplicate check to debit, so concurrent creates with one reference cannot both commit. */
-export function placeOrder(
+/**
+ * Commits a valid create to the books: the order, its debit and, for an instant product, its
+ * vouchers. Synchronous from duplicate check to debit, so concurrent creates with one reference
+ * cannot both commit.
+ */
+export function commitOrder(
 	state: SandboxState,
 	issuer: Issuer,
 	type: OrderType,
 	req: OrderRequest,
-): PlaceResult {
+): CommitResult {
 	if (state.orders.has(req.reference)) return { kind: 'duplicate' };
 	const chargeKobo = req.amountKobo - Math.floor((req.amountKobo * req.discountPercent) / 100);
 	const neededKobo = chargeKobo * req.count;
@@ -73,7 +77,7 @@ export function placeOrder(
 		note: `${req.count} x ${req.productCode} at ${chargeKobo} kobo`,
 	});
 	if (req.product.settles === 'instant') settleOrder(state, issuer, order, req.product.outcome);
-	return { kind: 'placed', order };
+	return { kind: 'committed', order };
 }
 
 function oneYearFrom(now: Date): string {

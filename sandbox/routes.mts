@@ -2,7 +2,7 @@ import { COUNTRIES } from './catalog.mts';
 import { json, text } from './http.mts';
 import type { Reply } from './http.mts';
 import { balanceKobo, toNaira } from './ledger.mts';
-import { orderView, placeOrder } from './orders.mts';
+import { commitOrder, orderView } from './orders.mts';
 import type { Issuer } from './orders.mts';
 import type { OrderType, SandboxOrder, SandboxState } from './types.mts';
 import { InvalidRequest, parseOrderRequest } from './validation.mts';
@@ -13,7 +13,7 @@ export interface ApiContext {
 	orderNotFoundHttpStatus(): number;
 	templates(): Array<{ id: string; name: string; screenshotUrl: string }>;
 	/** Called once an order is committed, to start processing of PROCESSING orders. */
-	onPlaced(order: SandboxOrder): void;
+	onCommitted(order: SandboxOrder): void;
 }
 
 export interface ApiRequest {
@@ -41,10 +41,10 @@ function createOrder(ctx: ApiContext, type: OrderType, req: ApiRequest): Reply {
 	if (!req.isJson) return fault(400, '05', 'Request body must be valid JSON');
 	try {
 		const parsed = parseOrderRequest(type, req.body);
-		const result = placeOrder(ctx.state, ctx.issuer, type, parsed);
+		const result = commitOrder(ctx.state, ctx.issuer, type, parsed);
 		if (result.kind === 'duplicate') return fault(400, '09', 'Order reference already exists');
 		if (result.kind === 'insufficient') return fault(400, '51', 'Insufficient wallet balance');
-		ctx.onPlaced(result.order);
+		ctx.onCommitted(result.order);
 		return ok(orderView(result.order));
 	} catch (err) {
 		if (err instanceof InvalidRequest) return fault(400, '05', err.message);

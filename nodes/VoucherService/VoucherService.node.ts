@@ -9,8 +9,8 @@ import type {
 import { operationProperties, resourceField, route, subtitle } from './actions/router';
 import { getTemplates } from './methods/loadOptions';
 import { giveCodesToAgentField } from './shared/agentTool';
-import { API_CREDENTIAL, WEBHOOK_CREDENTIAL } from '../shared/credentials';
-import { voucherServiceWebhookSecretTest } from '../shared/webhookSecretTest';
+import { API_CREDENTIAL, WEBHOOK_CREDENTIAL } from '../voucherServiceApi/credentials';
+import { voucherServiceWebhookSecretTest } from '../voucherServiceApi/webhookSecretTest';
 
 export class VoucherService implements INodeType {
 	description: INodeTypeDescription = {

@@ -10,9 +10,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { WEBHOOK_CREDENTIAL } from '../shared/credentials';
-import { hasSignatureShape, openDelivery, type WebhookEvent } from '../shared/signature';
-import { voucherServiceWebhookSecretTest } from '../shared/webhookSecretTest';
+import { WEBHOOK_CREDENTIAL } from '../voucherServiceApi/credentials';
+import { hasSignatureShape, openDelivery, type WebhookEvent } from '../voucherServiceApi/signature';
+import { voucherServiceWebhookSecretTest } from '../voucherServiceApi/webhookSecretTest';
 import { claimInExecution, hasSeen, processStore, recordFirstSighting } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';

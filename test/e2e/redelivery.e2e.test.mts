@@ -253,7 +253,7 @@ describe('redelivery: each event starts exactly one execution', () => {
 					stores.map(async (t) => [t.name, summarize(await runsPerEvent(t, all.length), all)]),
 				),
 			);
-			// The stores measured with n8n's own nodes: figures for docs/trigger.md, not a verdict.
+			// The stores measured with n8n's own nodes: figures for bench/RESULTS.md, not a verdict.
 			process.stderr.write(`[redelivery figures] ${JSON.stringify(figures)}\n`);
 
 			expect(summarize(before, all)).toEqual({ missing: 0, extraRuns: 0, failedExecutions: 0 });

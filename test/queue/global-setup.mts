@@ -1,7 +1,8 @@
 // Runs once before the queue-mode files: installs what a fresh machine lacks
-// (n8n into the per-user cache; Debian's postgresql and redis-server), packs
-// our package, starts PostgreSQL, Redis and n8n in queue mode (one main
-// process, two workers, two webhook processes; real-n8n/queue.mts) and
+// (n8n into the per-user cache; Debian's redis-server; the embedded
+// PostgreSQL 17 is a dev dependency), packs our package, starts PostgreSQL,
+// Redis and n8n in queue mode (one main process, two workers, two webhook
+// processes, a router in front; real-n8n/queue.mts) and
 // creates the owner account. It provides what test/e2e's files inject, so the
 // same files run against the cluster: REST calls go to the main process,
 // production webhooks to the webhook processes, executions run on workers.
@@ -20,6 +21,10 @@ declare module 'vitest' {
 	export interface ProvidedContext {
 		/** The cluster's PostgreSQL, where a test may also keep its own table. */
 		postgres: { host: string; port: number; database: string; user: string };
+		/** The router in front of the cluster, as the compose file's proxy service. */
+		routerUrl: string;
+		/** The main process's log file, and the webhook processes'. */
+		queueLogs: { main: string; webhooks: string[] };
 	}
 }
 
@@ -56,6 +61,11 @@ export default async function setup(project: TestProject) {
 	project.provide('restartUrl', control.url);
 	const { host, port, database, user } = cluster.postgres;
 	project.provide('postgres', { host, port, database, user });
+	project.provide('routerUrl', cluster.router.url);
+	project.provide('queueLogs', {
+		main: cluster.main.logFile,
+		webhooks: cluster.webhooks.map((w) => w.logFile),
+	});
 	project.provide(
 		'executorLogs',
 		cluster.workers.map((w) => w.logFile),

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { placeDownload, startReceiver, waitFor } from './helpers.mts';
+import { postDownload, startReceiver, waitFor } from './helpers.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -30,7 +30,7 @@ describe('admin endpoints', () => {
 	});
 
 	it('exposes requests, orders, ledger and deliveries, and is not itself logged', async () => {
-		await placeDownload(sbx, { reference: 'adm-1', amount: 12.34, quantity: 1 });
+		await postDownload(sbx, { reference: 'adm-1', amount: 12.34, quantity: 1 });
 		const requests = await admin('GET', 'requests');
 		expect(requests.body).toHaveLength(1);
 		expect(requests.body[0]).toMatchObject({
@@ -93,7 +93,7 @@ describe('admin endpoints', () => {
 	});
 
 	it('resets orders, requests and the wallet', async () => {
-		await placeDownload(sbx, { reference: 'adm-2' });
+		await postDownload(sbx, { reference: 'adm-2' });
 		expect((await admin('POST', 'reset')).status).toBe(200);
 		expect((await admin('GET', 'orders')).body).toEqual([]);
 		expect((await admin('GET', 'requests')).body).toEqual([]);

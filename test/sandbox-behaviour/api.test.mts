@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { basic, call, download, placeDownload, placeRecipients, recipients } from './helpers.mts';
+import { basic, call, download, postDownload, postRecipients, recipients } from './helpers.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -92,7 +92,7 @@ describe('reference data', () => {
 
 describe('download orders', () => {
 	it('completes VCH-INSTANT at once with code, pin, serial and a one-year expiry', async () => {
-		const res = await placeDownload(sbx, { reference: 'dl-1', quantity: 3, pin: '0042' });
+		const res = await postDownload(sbx, { reference: 'dl-1', quantity: 3, pin: '0042' });
 		expect(res.status).toBe(200);
 		const order = res.body.data;
 		expect(order).toMatchObject({
@@ -120,21 +120,21 @@ describe('download orders', () => {
 
 	it('makes a random 4-digit pin when none or a blank one is given', async () => {
 		for (const pin of [undefined, null, '', '   ']) {
-			const res = await placeDownload(sbx, { pin });
+			const res = await postDownload(sbx, { pin });
 			for (const v of res.body.data.vouchers) expect(v.pin).toMatch(/^\d{4}$/);
 		}
 	});
 
 	it('issues codes that the status endpoint reports ACTIVE', async () => {
-		const res = await placeDownload(sbx, { amount: 2500.75 });
+		const res = await postDownload(sbx, { amount: 2500.75 });
 		const { code } = res.body.data.vouchers[0];
 		const status = await call(sbx, 'GET', `/v2/vouchers/status/${encodeURIComponent(code)}`);
 		expect(status.body.data).toMatchObject({ status: 'ACTIVE', value: 2500.75 });
 	});
 
 	it('uses the product name for the narration default only on recipient orders', async () => {
-		await placeRecipients(sbx, { reference: 'n-1', productCode: 'VCH-JUMIA' });
-		await placeRecipients(sbx, { reference: 'n-2', narration: 'Happy new year' });
+		await postRecipients(sbx, { reference: 'n-1', productCode: 'VCH-JUMIA' });
+		await postRecipients(sbx, { reference: 'n-2', narration: 'Happy new year' });
 		expect(sbx.state.orders.get('n-1')?.narration).toBe('Jumia Gift Card vouchers');
 		expect(sbx.state.orders.get('n-2')?.narration).toBe('Happy new year');
 	});
@@ -142,7 +142,7 @@ describe('download orders', () => {
 
 describe('recipient orders', () => {
 	it('completes VCH-INSTANT with delivered items and hides code and pin', async () => {
-		const res = await placeRecipients(sbx, { reference: 'rc-1', templateId: 7 });
+		const res = await postRecipients(sbx, { reference: 'rc-1', templateId: 7 });
 		expect(res.body.data.status).toBe('COMPLETED');
 		expect(res.body.data.vouchers).toEqual([
 			expect.objectContaining({
@@ -168,7 +168,7 @@ describe('recipient orders', () => {
 describe('get order', () => {
 	it('reads an order back by a reference with characters that need encoding', async () => {
 		const reference = 'INV 2024/07+ä#1';
-		await placeDownload(sbx, { reference });
+		await postDownload(sbx, { reference });
 		const res = await call(sbx, 'GET', `/v2/orders/${encodeURIComponent(reference)}`);
 		expect(res.body.statusCode).toBe('00');
 		expect(res.body.data.reference).toBe(reference);
@@ -262,9 +262,9 @@ describe('refusals', () => {
 	});
 
 	it('answers 09 for a reference already used by either order type, keeping the first order', async () => {
-		const first = await placeDownload(sbx, { reference: 'dup-1' });
-		const again = await placeDownload(sbx, { reference: 'dup-1', quantity: 5 });
-		const asRecipients = await placeRecipients(sbx, { reference: 'dup-1' });
+		const first = await postDownload(sbx, { reference: 'dup-1' });
+		const again = await postDownload(sbx, { reference: 'dup-1', quantity: 5 });
+		const asRecipients = await postRecipients(sbx, { reference: 'dup-1' });
 		for (const res of [again, asRecipients]) {
 			expect(res.status).toBe(400);
 			expect(res.body).toEqual({ statusCode: '09', message: 'Order reference already exists' });
@@ -275,14 +275,14 @@ describe('refusals', () => {
 
 	it('commits exactly one of many concurrent creates with the same reference', async () => {
 		const results = await Promise.all(
-			Array.from({ length: 10 }, () => placeDownload(sbx, { reference: 'race-1' })),
+			Array.from({ length: 10 }, () => postDownload(sbx, { reference: 'race-1' })),
 		);
 		expect(results.filter((r) => r.body.statusCode === '00')).toHaveLength(1);
 		expect(results.filter((r) => r.body.statusCode === '09')).toHaveLength(9);
 	});
 
 	it('answers 51 when the wallet cannot pay, and debits nothing', async () => {
-		const res = await placeDownload(sbx, { amount: 25_000_000.01, quantity: 2 });
+		const res = await postDownload(sbx, { amount: 25_000_000.01, quantity: 2 });
 		expect(res.status).toBe(400);
 		expect(res.body.statusCode).toBe('51');
 		expect(await ngnBalance()).toBe(50_000_000);
@@ -297,21 +297,21 @@ describe('refusals', () => {
 
 describe('wallet ledger', () => {
 	it('debits amount x quantity in whole kobo, with no float drift', async () => {
-		await placeDownload(sbx, { amount: 0.1, quantity: 3 });
-		await placeDownload(sbx, { amount: 0.2, quantity: 1 });
+		await postDownload(sbx, { amount: 0.1, quantity: 3 });
+		await postDownload(sbx, { amount: 0.2, quantity: 1 });
 		expect(sbx.state.ledger.map((e) => e.amountKobo)).toEqual([5_000_000_000, -30, -20]);
 		expect(await ngnBalance()).toBe(49_999_999.5);
 	});
 
 	it('takes 10% off the debit with coupon SAVE10', async () => {
-		await placeRecipients(sbx, { amount: 999.99, couponCode: 'SAVE10' });
+		await postRecipients(sbx, { amount: 999.99, couponCode: 'SAVE10' });
 		// 99,999 kobo less 9,999 (10%, rounded down) = 90,000 kobo per voucher, two recipients.
 		expect(sbx.state.ledger[1].amountKobo).toBe(-180_000);
 		expect(await ngnBalance()).toBe(49_998_200);
 	});
 
 	it('lets the debit use up the wallet exactly', async () => {
-		const res = await placeDownload(sbx, { amount: 12_500_000, quantity: 4 });
+		const res = await postDownload(sbx, { amount: 12_500_000, quantity: 4 });
 		expect(res.body.statusCode).toBe('00');
 		expect(await ngnBalance()).toBe(0);
 	});

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { call, placeDownload } from './helpers.mts';
+import { call, postDownload } from './helpers.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ const debits = () => sbx.state.ledger.filter((e) => e.kind === 'debit');
 describe('faults before processing', () => {
 	it('errorRate answers 500 text and creates nothing', async () => {
 		sbx.configure({ faults: { errorRate: 1 } });
-		const res = await placeDownload(sbx, { reference: 'f-err' });
+		const res = await postDownload(sbx, { reference: 'f-err' });
 		expect(res.status).toBe(500);
 		expect(res.text).toBe('Internal Server Error');
 		expect(sbx.state.orders.size).toBe(0);
@@ -33,7 +33,7 @@ describe('faults before processing', () => {
 
 	it('resetRate drops the connection and creates nothing', async () => {
 		sbx.configure({ faults: { resetRate: 1 } });
-		await expect(placeDownload(sbx, { reference: 'f-reset' })).rejects.toThrow();
+		await expect(postDownload(sbx, { reference: 'f-reset' })).rejects.toThrow();
 		expect(sbx.state.orders.size).toBe(0);
 		expect(sbx.state.requests.at(-1)).toMatchObject({ fault: 'reset', status: null });
 	});
@@ -55,7 +55,7 @@ describe('faults after commit', () => {
 	it('commitThenDropRate commits the order and debits the wallet, then drops the connection', async () => {
 		sbx.configure({ faults: { commitThenDropRate: 1 } });
 		await expect(
-			placeDownload(sbx, { reference: 'f-drop', quantity: 2, amount: 10 }),
+			postDownload(sbx, { reference: 'f-drop', quantity: 2, amount: 10 }),
 		).rejects.toThrow();
 		sbx.configure({ faults: {} });
 
@@ -64,14 +64,14 @@ describe('faults after commit', () => {
 		expect(read.body.data.vouchers).toHaveLength(2);
 		expect(debits().map((e) => e.amountKobo)).toEqual([-2000]);
 
-		const retry = await placeDownload(sbx, { reference: 'f-drop', quantity: 2, amount: 10 });
+		const retry = await postDownload(sbx, { reference: 'f-drop', quantity: 2, amount: 10 });
 		expect(retry.body.statusCode).toBe('09');
 		expect(debits()).toHaveLength(1);
 	});
 
 	it('commitThen500Rate commits the order, then answers 500', async () => {
 		sbx.configure({ faults: { commitThen500Rate: 1 } });
-		const res = await placeDownload(sbx, { reference: 'f-500' });
+		const res = await postDownload(sbx, { reference: 'f-500' });
 		expect(res.status).toBe(500);
 		expect(res.text).toBe('Internal Server Error');
 		expect(sbx.state.orders.get('f-500')?.status).toBe('COMPLETED');

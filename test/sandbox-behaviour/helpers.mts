@@ -116,8 +116,8 @@ export async function startReceiver(answer: (hitIndex: number) => number | 'hang
 	};
 }
 
-export const placeDownload = (sbx: Sandbox, over: Record<string, unknown> = {}) =>
+export const postDownload = (sbx: Sandbox, over: Record<string, unknown> = {}) =>
 	call(sbx, 'POST', '/v2/orders', download(over));
 
-export const placeRecipients = (sbx: Sandbox, over: Record<string, unknown> = {}) =>
+export const postRecipients = (sbx: Sandbox, over: Record<string, unknown> = {}) =>
 	call(sbx, 'POST', '/v2/orders/recipients', recipients(over));

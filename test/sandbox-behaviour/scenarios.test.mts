@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { call, download, placeDownload, recipients, waitFor } from './helpers.mts';
+import { call, download, postDownload, recipients, waitFor } from './helpers.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ const THREE = [
 ];
 
 /** Creates the order, checks the PROCESSING phase, then waits for and returns the settled order. */
-async function placeAndSettle(path: string, body: { reference: string; productCode: string }) {
+async function postAndSettle(path: string, body: { reference: string; productCode: string }) {
 	const created = await call(sbx, 'POST', path, body);
 	expect(created.status).toBe(200);
 	expect(created.body.data.status).toBe('PROCESSING');
@@ -40,7 +40,7 @@ const kobo = () => sbx.state.ledger.slice(1).map((e) => [e.kind, e.amountKobo]);
 
 describe('download orders by scenario', () => {
 	it('VCH-SLOW-COMPLETED: PROCESSING, then COMPLETED with every voucher', async () => {
-		const order = await placeAndSettle(
+		const order = await postAndSettle(
 			'/v2/orders',
 			download({ reference: 'd-ok', productCode: 'VCH-SLOW-COMPLETED', quantity: 3 }),
 		);
@@ -56,7 +56,7 @@ describe('download orders by scenario', () => {
 	});
 
 	it('VCH-SLOW-PARTIAL: fewer vouchers than ordered, the missing one refunded', async () => {
-		const order = await placeAndSettle(
+		const order = await postAndSettle(
 			'/v2/orders',
 			download({ reference: 'd-part', productCode: 'VCH-SLOW-PARTIAL', quantity: 3 }),
 		);
@@ -71,7 +71,7 @@ describe('download orders by scenario', () => {
 
 describe('recipient orders by scenario', () => {
 	it('VCH-SLOW-COMPLETED: every item DELIVERED', async () => {
-		const order = await placeAndSettle(
+		const order = await postAndSettle(
 			'/v2/orders/recipients',
 			recipients({ reference: 'r-ok', productCode: 'VCH-SLOW-COMPLETED', recipients: THREE }),
 		);
@@ -83,7 +83,7 @@ describe('recipient orders by scenario', () => {
 	});
 
 	it('VCH-SLOW-PARTIAL: mixed DELIVERED and FAILED items, the failed one refunded', async () => {
-		const order = await placeAndSettle(
+		const order = await postAndSettle(
 			'/v2/orders/recipients',
 			recipients({ reference: 'r-part', productCode: 'VCH-SLOW-PARTIAL', recipients: THREE }),
 		);
@@ -110,7 +110,7 @@ describe('canceled and failed orders', () => {
 		'%s order, VCH-SLOW-%s: no vouchers, full refund',
 		async (kind, outcome, path, body) => {
 			const reference = `${kind}-${outcome}`;
-			const order = await placeAndSettle(path, {
+			const order = await postAndSettle(path, {
 				...body,
 				reference,
 				productCode: `VCH-SLOW-${outcome}`,
@@ -132,7 +132,7 @@ describe('processing and reset', () => {
 		sbx.configure({ processingDelayMs: 400 });
 		try {
 			const started = Date.now();
-			await placeDownload(sbx, { reference: 'slow', productCode: 'VCH-SLOW-COMPLETED' });
+			await postDownload(sbx, { reference: 'slow', productCode: 'VCH-SLOW-COMPLETED' });
 			await waitFor(() => sbx.state.orders.get('slow')?.status === 'COMPLETED');
 			expect(Date.now() - started).toBeGreaterThanOrEqual(390);
 		} finally {
@@ -141,7 +141,7 @@ describe('processing and reset', () => {
 	});
 
 	it('reset drops pending orders and restores the wallet', async () => {
-		await placeDownload(sbx, { reference: 'pending', productCode: 'VCH-SLOW-COMPLETED' });
+		await postDownload(sbx, { reference: 'pending', productCode: 'VCH-SLOW-COMPLETED' });
 		sbx.reset();
 		expect(sbx.state.orders.size).toBe(0);
 		expect((await call(sbx, 'GET', '/v2/orders/pending')).body.statusCode).toBe('04');

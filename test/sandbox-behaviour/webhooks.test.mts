@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { call, placeDownload, placeRecipients, startReceiver, waitFor } from './helpers.mts';
+import { call, postDownload, postRecipients, startReceiver, waitFor } from './helpers.mts';
 import type { Hit } from './helpers.mts';
 
 const SECRET = 'whsec_sandbox_test_ä';
@@ -43,8 +43,8 @@ async function receiver(answer?: (i: number) => number | 'hang') {
 	return r;
 }
 
-async function slowOrder(place = placeDownload, over: Record<string, unknown> = {}) {
-	const res = await place(sbx, { productCode: 'VCH-SLOW-COMPLETED', ...over });
+async function slowOrder(post = postDownload, over: Record<string, unknown> = {}) {
+	const res = await post(sbx, { productCode: 'VCH-SLOW-COMPLETED', ...over });
 	expect(res.body.data.status).toBe('PROCESSING');
 	return res.body.data as { orderNumber: string; reference: string };
 }
@@ -69,7 +69,7 @@ describe('ORDER_UPDATED', () => {
 	it('shows code, pin and a zone-less expiry for download vouchers, and nulls the recipient fields', async () => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
-		await slowOrder(placeDownload, { quantity: 2, pin: '9876' });
+		await slowOrder(postDownload, { quantity: 2, pin: '9876' });
 		await waitFor(() => r.hits.length === 1);
 		const { vouchers } = event(r.hits[0]).data;
 		expect(vouchers).toHaveLength(2);
@@ -90,7 +90,7 @@ describe('ORDER_UPDATED', () => {
 	it('shows recipient fields for delivery orders and nulls pin, code and expiry', async () => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
-		await slowOrder(placeRecipients);
+		await slowOrder(postRecipients);
 		await waitFor(() => r.hits.length === 1);
 		for (const v of event(r.hits[0]).data.vouchers) {
 			expect(v).toMatchObject({
@@ -106,7 +106,7 @@ describe('ORDER_UPDATED', () => {
 	it.each(['CANCELED', 'FAILED'])('omits vouchers for %s', async (outcome) => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
-		await placeDownload(sbx, { productCode: `VCH-SLOW-${outcome}` });
+		await postDownload(sbx, { productCode: `VCH-SLOW-${outcome}` });
 		await waitFor(() => r.hits.length === 1);
 		const data = event(r.hits[0]).data;
 		expect(data.status).toBe(outcome);
@@ -116,7 +116,7 @@ describe('ORDER_UPDATED', () => {
 	it('is not sent for an order that completed in its create response', async () => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
-		await placeDownload(sbx);
+		await postDownload(sbx);
 		await slowOrder();
 		await waitFor(() => r.hits.length === 1);
 		await sleep(200);
@@ -236,7 +236,7 @@ describe('VOUCHER_UPDATED', () => {
 	it('carries the masked code, serial, new balance and owner e-mail', async () => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
-		const res = await placeRecipients(sbx);
+		const res = await postRecipients(sbx);
 		const [voucher] = res.body.data.vouchers;
 		sbx.emitVoucherUpdate(voucher.serial, 120.5);
 		await waitFor(() => r.hits.length === 1);
@@ -258,7 +258,7 @@ describe('VOUCHER_UPDATED', () => {
 	});
 
 	it('marks a voucher USED when its balance reaches zero', async () => {
-		const res = await placeDownload(sbx);
+		const res = await postDownload(sbx);
 		const [voucher] = res.body.data.vouchers;
 		sbx.emitVoucherUpdate(voucher.serial, 0);
 		const status = await call(sbx, 'GET', `/v2/vouchers/status/${voucher.code}`);

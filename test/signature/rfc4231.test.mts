@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { signPayload, verifySignature } from '../../nodes/shared/signature';
+import { signPayload, verifySignature } from '../../nodes/voucherServiceApi/signature';
 
 const bytes = (byte: number, length: number) => Buffer.alloc(length, byte);
 const text = (value: string) => Buffer.from(value, 'ascii');

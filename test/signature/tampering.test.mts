@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { signPayload, verifySignature } from '../../nodes/shared/signature';
+import { signPayload, verifySignature } from '../../nodes/voucherServiceApi/signature';
 
 /** mulberry32: small, seeded, so a failure replays exactly. */
 function prng(seed: number): () => number {

@@ -5,7 +5,7 @@ import {
 	secretProblem,
 	signPayload,
 	verifySignature,
-} from '../../nodes/shared/signature';
+} from '../../nodes/voucherServiceApi/signature';
 
 const secret = 'whsec-test-1';
 const event = { type: 'ORDER_UPDATED', data: { orderNumber: 'ORD-1', status: 'COMPLETED' } };

@@ -31,8 +31,11 @@ let references = 0;
 const run = Date.now().toString(36);
 const nextReference = () => `trigger-test-${run}-${++references}`;
 
-/** A download order that reaches a terminal status later and so sends ORDER_UPDATED. */
-export async function placeOrder(sb: Sandbox, productCode: string): Promise<void> {
+/**
+ * POSTs a download order straight to the sandbox's API (no node involved); with a slow
+ * product it reaches a final status later and so sends ORDER_UPDATED.
+ */
+export async function postDownloadOrder(sb: Sandbox, productCode: string): Promise<void> {
 	await post(sb, '/v2/orders', {
 		reference: nextReference(),
 		productCode,
@@ -41,7 +44,7 @@ export async function placeOrder(sb: Sandbox, productCode: string): Promise<void
 	});
 }
 
-export async function placeRecipientOrder(sb: Sandbox, productCode: string): Promise<void> {
+export async function postRecipientOrder(sb: Sandbox, productCode: string): Promise<void> {
 	await post(sb, '/v2/orders/recipients', {
 		reference: nextReference(),
 		productCode,

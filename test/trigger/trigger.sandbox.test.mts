@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { SEED_VOUCHERS, startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { VoucherServiceTrigger } from '../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node';
 import { startWebhookHost, type HostOptions, type WebhookHost } from './n8nWebhookHost.mts';
-import { placeOrder, placeRecipientOrder, settledDeliveries } from './sandboxOrders.mts';
+import { postDownloadOrder, postRecipientOrder, settledDeliveries } from './sandboxOrders.mts';
 
 const SECRET = 'dashboard-secret-for-this-url';
 const [voucher, otherVoucher] = SEED_VOUCHERS;
@@ -43,9 +43,9 @@ describe('VoucherServiceTrigger with the sandbox', () => {
 			'VCH-SLOW-CANCELED',
 			'VCH-SLOW-FAILED',
 		]) {
-			await placeOrder(sb, code);
+			await postDownloadOrder(sb, code);
 		}
-		await placeRecipientOrder(sb, 'VCH-SLOW-COMPLETED');
+		await postRecipientOrder(sb, 'VCH-SLOW-COMPLETED');
 		sb.emitVoucherUpdate(voucher.serial, 1234.5);
 
 		const deliveries = await settledDeliveries(sb, 6);
@@ -69,7 +69,7 @@ describe('VoucherServiceTrigger with the sandbox', () => {
 
 	it('keeps the null code, pin and expiry date of delivery orders', async () => {
 		const receiver = await listen();
-		await placeRecipientOrder(sb, 'VCH-SLOW-COMPLETED');
+		await postRecipientOrder(sb, 'VCH-SLOW-COMPLETED');
 		await settledDeliveries(sb, 1);
 		await receiver.idle();
 
@@ -120,8 +120,8 @@ describe('VoucherServiceTrigger with the sandbox', () => {
 
 	it('starts one execution per event when the service sends each one five times at once', async () => {
 		const receiver = await listen({}, 5);
-		await placeOrder(sb, 'VCH-SLOW-COMPLETED');
-		await placeOrder(sb, 'VCH-SLOW-FAILED');
+		await postDownloadOrder(sb, 'VCH-SLOW-COMPLETED');
+		await postDownloadOrder(sb, 'VCH-SLOW-FAILED');
 		sb.emitVoucherUpdate(voucher.serial, 20);
 		sb.emitVoucherUpdate(voucher.serial, 15);
 		sb.emitVoucherUpdate(otherVoucher.serial, 20);
@@ -177,8 +177,8 @@ describe('VoucherServiceTrigger with the sandbox', () => {
 		const receiver = await listen({
 			parameters: { events: ['ORDER_UPDATED'], orderStatuses: ['FAILED'] },
 		});
-		await placeOrder(sb, 'VCH-SLOW-COMPLETED');
-		await placeOrder(sb, 'VCH-SLOW-FAILED');
+		await postDownloadOrder(sb, 'VCH-SLOW-COMPLETED');
+		await postDownloadOrder(sb, 'VCH-SLOW-FAILED');
 		sb.emitVoucherUpdate(voucher.serial, 50);
 
 		const deliveries = await settledDeliveries(sb, 3);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { IDataObject, IExecuteFunctions, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { CampaignRow } from '../../nodes/VoucherService/actions/order/campaign/campaignRows';
-import { addNarrationHint } from '../../nodes/VoucherService/actions/order/campaign/narrationHint';
+import type { CampaignRow } from '../../nodes/VoucherService/orderTypes';
+import { narrationHint } from '../../nodes/VoucherService/campaign/narrationHint';
 
 import {
 	apiRequests,
@@ -135,7 +135,7 @@ describe('recipients from input items', () => {
 		]);
 	});
 
-	it('leaves the narration hint out on an n8n without addExecutionHints (before 1.79)', () => {
+	it('the narration hint is data: the router shows it where n8n can', () => {
 		const row = (itemIndex: number, narration: string): CampaignRow => ({
 			itemIndex,
 			base: 'b',
@@ -145,10 +145,10 @@ describe('recipients from input items', () => {
 			orderFields: { productCode: 'P', amount: 1, templateId: 1, narration, couponCode: undefined },
 			orderKey: narration,
 		});
-		const oldN8n = {} as IExecuteFunctions;
-		expect(() =>
-			addNarrationHint(oldN8n, [{ rows: [row(0, 'x'), row(1, 'y')], orders: 2 }], 10),
-		).not.toThrow();
+		expect(narrationHint([{ rows: [row(0, 'x'), row(1, 'y')], orders: 2 }], 10)?.message).toMatch(
+			/makes 2 orders where 1 would do/,
+		);
+		expect(narrationHint([{ rows: [row(0, 'x'), row(1, 'x')], orders: 1 }], 10)).toBeUndefined();
 	});
 
 	it('reads recipient fields from other columns or expressions', async () => {

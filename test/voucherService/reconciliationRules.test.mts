@@ -4,13 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { recipientKey } from '../../nodes/VoucherService/actions/order/campaign/campaignRows';
-import type { CampaignRow } from '../../nodes/VoucherService/actions/order/campaign/campaignRows';
-import {
-	reconcile,
-	recipientsOf,
-} from '../../nodes/VoucherService/actions/order/campaign/reconciliation';
-import type { Order } from '../../nodes/VoucherService/shared/order';
+import { recipientKey } from '../../nodes/VoucherService/purchase/orderMatch';
+import type { CampaignRow, Order } from '../../nodes/VoucherService/orderTypes';
+import { reconcile, recipientsOf } from '../../nodes/VoucherService/campaign/reconciliation';
 
 function row(itemIndex: number, email: string): CampaignRow {
 	const recipient = { firstName: 'A', lastName: 'B', email };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { VoucherServiceWebhookApi } from '../../credentials/VoucherServiceWebhookApi.credentials';
-import { signPayload } from '../../nodes/shared/signature';
+import { signPayload } from '../../nodes/voucherServiceApi/signature';
 import { runNode } from '../support/runWorkflow.mts';
 import { voucherNode } from './voucherNodeRunner.mts';
 

@@ -4,7 +4,9 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
+	INode,
 	INodePropertyOptions,
+	NodeExecutionHint,
 } from 'n8n-workflow';
 
 import { VoucherApiClient } from '../transport/client';
@@ -15,7 +17,7 @@ import { executionParameters } from '../shared/parameters';
 import * as country from './country';
 import * as order from './order';
 import * as template from './template';
-import type { ItemOutcome, ItemPlan, VoucherOperation } from './types';
+import type { ItemOutcome, ItemPlan, RunSettings, VoucherOperation } from './types';
 import * as voucher from './voucher';
 import * as wallet from './wallet';
 import * as webhook from './webhook';
@@ -83,14 +85,19 @@ function itemByItem(
  * The one place where outcomes become output: successes paired to their item, failures
  * thrown, or with continueOnFail turned into error items (also paired).
  */
-function outputOf(context: IExecuteFunctions, outcome: ItemOutcome): INodeExecutionData[] {
+function outputOf(node: INode, run: RunSettings, outcome: ItemOutcome): INodeExecutionData[] {
 	const { itemIndex } = outcome;
 	if (!('error' in outcome)) {
 		return outcome.json.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 	}
-	const { node } = executionParameters(context);
-	if (!context.continueOnFail()) throw asNodeError(node, outcome.error);
+	if (!run.continueOnFail) throw asNodeError(node, outcome.error);
 	return [errorItem(node, outcome.error, itemIndex)];
+}
+
+/** Hints above the output; n8n before 1.79, and before about 1.119 for an AI tool, has no way to show them. */
+function showHints(context: IExecuteFunctions, hints: NodeExecutionHint[] | undefined): void {
+	if (!hints?.length || typeof context.addExecutionHints !== 'function') return;
+	context.addExecutionHints(...hints);
 }
 
 /** The operation the node is set to; a saved workflow can name one this version lacks. */
@@ -117,18 +124,23 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 
 	// Workers take jobs up to the user's maximum; the client's pacing decides how many of
 	// their requests are really in flight.
+	const { node } = executionParameters(this);
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const maxConcurrency = concurrencyLimit(options.concurrency);
-	const client = new VoucherApiClient(this, maxConcurrency);
+	const run: RunSettings = {
+		concurrency: concurrencyLimit(options.concurrency),
+		continueOnFail: this.continueOnFail(),
+	};
+	const client = new VoucherApiClient(this, run.concurrency);
 	const plan = operation.plan
-		? await operation.plan.call(this, client)
+		? await operation.plan.call(this, client, run)
 		: itemByItem(this, client, operation);
+	showHints(this, plan.hints);
 
 	const output = items.map((): INodeExecutionData[] => []);
 	const settle = (outcome: ItemOutcome) =>
-		output[outcome.itemIndex].push(...outputOf(this, outcome));
+		output[outcome.itemIndex].push(...outputOf(node, run, outcome));
 	plan.settled.forEach(settle);
-	await mapWithConcurrency(plan.jobs.length, maxConcurrency, async (index) => {
+	await mapWithConcurrency(plan.jobs.length, run.concurrency, async (index) => {
 		const job = plan.jobs[index];
 		let outcomes: ItemOutcome[];
 		try {

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeProperties,
+	NodeExecutionHint,
+} from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
 
@@ -21,6 +26,15 @@ export interface ItemsJob {
 export interface ItemPlan {
 	settled: ItemOutcome[];
 	jobs: ItemsJob[];
+	/** Shown above the output; the router adds them where the n8n version can. */
+	hints?: NodeExecutionHint[];
+}
+
+/** Settings of the whole run, read once by the router. */
+export interface RunSettings {
+	/** Maximum Concurrency, checked: the most requests or order creates in flight. */
+	concurrency: number;
+	continueOnFail: boolean;
 }
 
 /** What one operation file provides: its fields, and either one item's work or a plan for all items. */
@@ -31,5 +45,5 @@ export interface VoucherOperation {
 		client: VoucherApiClient,
 		itemIndex: number,
 	): Promise<IDataObject[]>;
-	plan?(this: IExecuteFunctions, client: VoucherApiClient): Promise<ItemPlan>;
+	plan?(this: IExecuteFunctions, client: VoucherApiClient, run: RunSettings): Promise<ItemPlan>;
 }

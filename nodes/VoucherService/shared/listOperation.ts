@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
@@ -11,7 +11,7 @@ export function listOperation(resource: string, path: string): VoucherOperation 
 			{ show: { resource: [resource], operation: ['getAll'] } },
 			[],
 		),
-		async execute(this: IExecuteFunctions, client: VoucherApiClient, itemIndex: number) {
+		async execute(client: VoucherApiClient, itemIndex: number) {
 			const list = await client.request<IDataObject[] | null>({ method: 'GET', path, itemIndex });
 			return Array.isArray(list) ? list : [];
 		},

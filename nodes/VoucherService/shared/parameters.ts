@@ -1,10 +1,16 @@
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+
+import { API_CREDENTIAL } from '../../voucherServiceApi/credentials';
+import type { OrderOutput } from '../orderTypes';
+import { GIVE_CODES_PARAMETER, runsAsAgentTool } from './agentTool';
+import { COUPON_CODE_PARAMETER } from './fields';
 
 /** Whether a raw parameter value holds an expression anywhere (n8n marks one with a leading '='). */
 function holdsExpression(value: unknown): boolean {
 	if (typeof value === 'string') return value.startsWith('=');
 	if (Array.isArray(value)) return value.some(holdsExpression);
-	if (value !== null && typeof value === 'object') return Object.values(value).some(holdsExpression);
+	if (value !== null && typeof value === 'object')
+		return Object.values(value).some(holdsExpression);
 	return false;
 }
 
@@ -31,7 +37,8 @@ function readOnce(context: IExecuteFunctions): ExecutionParameters {
 			const value = context.getNodeParameter(name, itemIndex, fallback);
 			// Only a parameter that is set: an absent one is the fallback, which may differ per call.
 			const raw = node.parameters[name];
-			if (Object.prototype.hasOwnProperty.call(node.parameters, name) && !holdsExpression(raw)) constants.set(name, value);
+			if (Object.prototype.hasOwnProperty.call(node.parameters, name) && !holdsExpression(raw))
+				constants.set(name, value);
 			return value;
 		},
 	};
@@ -45,4 +52,34 @@ export function executionParameters(context: IExecuteFunctions): ExecutionParame
 		perExecution.set(context, parameters);
 	}
 	return parameters;
+}
+
+/** The raw fields every create reads, before validation; `additional` holds the rest. */
+export function readOrderFields(parameters: ExecutionParameters, itemIndex: number) {
+	const additional = parameters.get('additionalFields', itemIndex, {}) as IDataObject;
+	return {
+		additional,
+		fields: {
+			reference: parameters.get('reference', itemIndex),
+			productCode: parameters.get('productCode', itemIndex),
+			amount: parameters.get('amount', itemIndex),
+			couponCode: additional[COUPON_CODE_PARAMETER],
+		},
+	};
+}
+
+/** How an item's order is output: its Output mode, and whether codes stay away from an AI agent. */
+export function readOrderOutput(parameters: ExecutionParameters, itemIndex: number): OrderOutput {
+	return {
+		mode: parameters.get('outputMode', itemIndex, 'order') as OrderOutput['mode'],
+		withholdCodes:
+			runsAsAgentTool(parameters.node) &&
+			parameters.get(GIVE_CODES_PARAMETER, itemIndex, false) !== true,
+	};
+}
+
+/** The credential's spending limit as stored (checked per item with the options). Read once per run. */
+export async function readCredentialLimit(context: IExecuteFunctions): Promise<unknown> {
+	const credential = await context.getCredentials(API_CREDENTIAL);
+	return credential.maxOrderTotal;
 }

@@ -18,16 +18,14 @@ interface Problem {
 }
 
 /** Every problem of a value, each with where in the value it is. */
-class Invalid extends Error {
-	constructor(readonly problems: Problem[]) {
-		super(problems[0]?.message);
-	}
+class Invalid {
+	constructor(readonly problems: Problem[]) {}
 }
 
 const invalid = (message: string) => new Invalid([{ path: [], message }]);
 
-/** A check of one value: returns it as the request needs it, or throws Invalid. */
-export type Rule<T> = (value: unknown) => T;
+/** A check of one value: returns it as the request needs it, or what is wrong with it. */
+export type Rule<T> = (value: unknown) => T | Invalid;
 
 const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
 
@@ -36,15 +34,15 @@ const numeric =
 	(value) => {
 		if (typeof value === 'number') return value;
 		if (typeof value === 'string' && NUMERIC_TEXT.test(value.trim())) return Number(value.trim());
-		throw invalid(`${label} must be a number`);
+		return invalid(`${label} must be a number`);
 	};
 
 const requiredText =
 	(label: string): Rule<string> =>
 	(value) => {
-		if (typeof value !== 'string') throw invalid(`${label} is required`);
+		if (typeof value !== 'string') return invalid(`${label} is required`);
 		const text = value.trim();
-		if (text.length === 0) throw invalid(`${label} must not be empty`);
+		if (text.length === 0) return invalid(`${label} must not be empty`);
 		return text;
 	};
 
@@ -55,14 +53,15 @@ const optionalText =
 		if (value === undefined || value === null) return undefined;
 		// A spreadsheet column of codes may hold numbers.
 		if (typeof value !== 'string' && typeof value !== 'number')
-			throw invalid(`${label} must be text`);
+			return invalid(`${label} must be text`);
 		return String(value).trim() || undefined;
 	};
 
 const amount: Rule<number> = (value) => {
 	const naira = numeric('Amount')(value);
-	if (!(Number.isFinite(naira) && naira > 0)) throw invalid('Amount must be greater than 0');
-	if (toKobo(naira) === undefined) throw invalid('Amount must have at most 2 decimal places');
+	if (naira instanceof Invalid) return naira;
+	if (!(Number.isFinite(naira) && naira > 0)) return invalid('Amount must be greater than 0');
+	if (toKobo(naira) === undefined) return invalid('Amount must have at most 2 decimal places');
 	return naira;
 };
 
@@ -70,14 +69,15 @@ const integer =
 	(label: string, min: number, max = 2_147_483_647): Rule<number> =>
 	(value) => {
 		const number = numeric(label)(value);
+		if (number instanceof Invalid) return number;
 		if (Number.isInteger(number) && number >= min && number <= max) return number;
-		throw invalid(`${label} must be a whole number from ${min} to ${max}`);
+		return invalid(`${label} must be a whole number from ${min} to ${max}`);
 	};
 
 const pin: Rule<string | undefined> = (value) => {
 	const text = value === undefined || value === null ? '' : String(value).trim();
 	if (text === '') return undefined;
-	if (!/^\d{4}$/.test(text)) throw invalid('PIN must be exactly 4 digits');
+	if (!/^\d{4}$/.test(text)) return invalid('PIN must be exactly 4 digits');
 	return text;
 };
 
@@ -86,9 +86,9 @@ const EMAIL =
 	/^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
 
 const email: Rule<string> = (value) => {
-	if (typeof value !== 'string') throw invalid('E-mail is required');
+	if (typeof value !== 'string') return invalid('E-mail is required');
 	const address = value.trim();
-	if (!EMAIL.test(address)) throw invalid('E-mail is not a valid e-mail address');
+	if (!EMAIL.test(address)) return invalid('E-mail is not a valid e-mail address');
 	return address;
 };
 
@@ -105,8 +105,9 @@ export const isUnreadableReference = (reference: string) =>
 
 const reference: Rule<string> = (value) => {
 	const text = requiredText('Reference')(value);
+	if (text instanceof Invalid) return text;
 	if (isUnreadableReference(text)) {
-		throw invalid(
+		return invalid(
 			`"${text}" cannot be a Reference: GET /v2/orders/${text} is another of the service's endpoints, so an order under it could never be read back`,
 		);
 	}
@@ -114,7 +115,12 @@ const reference: Rule<string> = (value) => {
 };
 
 type Shape = Record<string, Rule<unknown>>;
-type Output<S extends Shape> = { [K in keyof S]: ReturnType<S[K]> };
+type Valid<R> = R extends Rule<infer T> ? T : never;
+type Output<S extends Shape> = { [K in keyof S]: Valid<S[K]> };
+
+/** The problems of a part of a value, placed under that part. */
+const under = (part: PropertyKey, { problems }: Invalid) =>
+	problems.map(({ path, message }) => ({ path: [part, ...path], message }));
 
 /** An object with these fields, in this order; every field's problems are kept. Other keys are dropped. */
 function object<S extends Shape>(shape: S): Rule<Output<S>> {
@@ -126,36 +132,26 @@ function object<S extends Shape>(shape: S): Rule<Output<S>> {
 		const output: Record<string, unknown> = {};
 		const problems: Problem[] = [];
 		for (const [key, rule] of Object.entries(shape)) {
-			try {
-				output[key] = rule(input[key]);
-			} catch (error) {
-				if (!(error instanceof Invalid)) throw error;
-				problems.push(
-					...error.problems.map(({ path, message }) => ({ path: [key, ...path], message })),
-				);
-			}
+			const result = rule(input[key]);
+			if (result instanceof Invalid) problems.push(...under(key, result));
+			else output[key] = result;
 		}
-		if (problems.length > 0) throw new Invalid(problems);
+		if (problems.length > 0) return new Invalid(problems);
 		return output as Output<S>;
 	};
 }
 
 function list<T>(rule: Rule<T>, emptyMessage: string): Rule<T[]> {
 	return (value) => {
-		if (!Array.isArray(value) || value.length === 0) throw invalid(emptyMessage);
+		if (!Array.isArray(value) || value.length === 0) return invalid(emptyMessage);
 		const problems: Problem[] = [];
-		const output = value.map((element, index) => {
-			try {
-				return rule(element);
-			} catch (error) {
-				if (!(error instanceof Invalid)) throw error;
-				problems.push(
-					...error.problems.map(({ path, message }) => ({ path: [index, ...path], message })),
-				);
-				return undefined as T;
-			}
+		const output: T[] = [];
+		value.forEach((element, index) => {
+			const result = rule(element);
+			if (result instanceof Invalid) problems.push(...under(index, result));
+			else output.push(result);
 		});
-		if (problems.length > 0) throw new Invalid(problems);
+		if (problems.length > 0) return new Invalid(problems);
 		return output;
 	};
 }
@@ -189,8 +185,8 @@ export const recipientOrderSchema = object({
 /** One spreadsheet row of a campaign: the order's fields plus that row's recipient. */
 export const campaignRowSchema = object({ ...recipientOrderFields, ...recipientShape });
 
-export type DownloadOrderInput = ReturnType<typeof downloadOrderSchema>;
-export type RecipientOrderInput = ReturnType<typeof recipientOrderSchema>;
+export type DownloadOrderInput = Valid<typeof downloadOrderSchema>;
+export type RecipientOrderInput = Valid<typeof recipientOrderSchema>;
 export type Recipient = Output<typeof recipientShape>;
 
 export const lookupSchema = (field: string, label: string) =>
@@ -206,19 +202,16 @@ function fieldPath(path: PropertyKey[]): string {
 		.join('');
 }
 
-/** Parses or throws a NodeOperationError that names the item and the field. */
+/** The valid value, or a NodeOperationError that names the item and the field. */
 export function validate<T>(rule: Rule<T>, input: unknown, node: INode, itemIndex: number): T {
-	try {
-		return rule(input);
-	} catch (error) {
-		if (!(error instanceof Invalid)) throw error;
-		const problems = error.problems.map((issue) => `"${fieldPath(issue.path)}": ${issue.message}`);
-		throw new NodeOperationError(node, `Item ${itemIndex}: invalid ${problems[0]}`, {
-			itemIndex,
-			description:
-				problems.length > 1
-					? `All problems in this item: ${problems.join('; ')}. Nothing was sent to the service.`
-					: 'Nothing was sent to the service.',
-		});
-	}
+	const result = rule(input);
+	if (!(result instanceof Invalid)) return result;
+	const problems = result.problems.map((issue) => `"${fieldPath(issue.path)}": ${issue.message}`);
+	throw new NodeOperationError(node, `Item ${itemIndex}: invalid ${problems[0]}`, {
+		itemIndex,
+		description:
+			problems.length > 1
+				? `All problems in this item: ${problems.join('; ')}. Nothing was sent to the service.`
+				: 'Nothing was sent to the service.',
+	});
 }

@@ -10,7 +10,7 @@ import type {
 import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { asNodeError, VoucherApiError } from './errors';
 import { backoffDelay, parseRetryAfter, READ_RETRY, wait } from './retry';
-import { API_CREDENTIAL } from '../../shared/credentials';
+import { API_CREDENTIAL } from '../../voucherServiceApi/credentials';
 
 /** The service answers every call with this envelope; `00` means success. */
 export interface Envelope {

@@ -1,7 +1,10 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
+import { planItemOrders } from '../../purchase/itemOrders';
+import type { ReadItemOrder } from '../../purchase/itemOrders';
+import { downloadOrderRequest } from '../../purchase/orderRequest';
 import {
 	amountField,
 	couponCodeOption,
@@ -9,14 +12,17 @@ import {
 	productCodeField,
 	referenceField,
 } from '../../shared/fields';
-import { executionParameters } from '../../shared/parameters';
+import {
+	executionParameters,
+	readCredentialLimit,
+	readOrderFields,
+	readOrderOutput,
+} from '../../shared/parameters';
+import type { ExecutionParameters } from '../../shared/parameters';
+import type { OrderRequest } from '../../orderTypes';
 import { downloadOrderSchema, validate } from '../../shared/validation';
-import type { ItemPlan } from '../types';
-import { createOptionsField } from './createOptions';
-import { planItemOrders } from './itemOrders';
-import { readOrderFields } from './orderParameters';
-import { downloadOrderRequest } from './orderRequest';
-import type { OrderRequest } from './orderRequest';
+import type { ItemPlan, RunSettings } from '../types';
+import { createOptionsField, createSettingsOf } from './createOptions';
 
 const properties: INodeProperties[] = [
 	referenceField(
@@ -61,9 +67,33 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-function readRequest(context: IExecuteFunctions, itemIndex: number): OrderRequest {
-	const { fields, additional } = readOrderFields(context, itemIndex);
+/**
+ * One item's order, options and output, read and checked; nothing is sent yet. Create for
+ * Recipients → Enter Below reads its items the same way, with its own request.
+ */
+export function readItemOrder(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	credentialLimit: unknown,
+	readRequest: (parameters: ExecutionParameters) => OrderRequest,
+): ReadItemOrder {
 	const parameters = executionParameters(context);
+	try {
+		const request = readRequest(parameters);
+		const options = parameters.get('options', itemIndex, {}) as IDataObject;
+		return {
+			itemIndex,
+			request,
+			settings: createSettingsOf(parameters.node, itemIndex, options, credentialLimit),
+			output: readOrderOutput(parameters, itemIndex),
+		};
+	} catch (error) {
+		return { itemIndex, error };
+	}
+}
+
+function readRequest(parameters: ExecutionParameters, itemIndex: number): OrderRequest {
+	const { fields, additional } = readOrderFields(parameters, itemIndex);
 	const input = validate(
 		downloadOrderSchema,
 		{ ...fields, quantity: parameters.get('quantity', itemIndex), pin: additional.pin },
@@ -73,6 +103,16 @@ function readRequest(context: IExecuteFunctions, itemIndex: number): OrderReques
 	return downloadOrderRequest(input);
 }
 
-export async function plan(this: IExecuteFunctions, client: VoucherApiClient): Promise<ItemPlan> {
-	return await planItemOrders(this, client, (itemIndex) => readRequest(this, itemIndex));
+export async function plan(
+	this: IExecuteFunctions,
+	client: VoucherApiClient,
+	run: RunSettings,
+): Promise<ItemPlan> {
+	const credentialLimit = await readCredentialLimit(this);
+	const items = this.getInputData().map((_, itemIndex) =>
+		readItemOrder(this, itemIndex, credentialLimit, (parameters) =>
+			readRequest(parameters, itemIndex),
+		),
+	);
+	return await planItemOrders(client, items, run);
 }

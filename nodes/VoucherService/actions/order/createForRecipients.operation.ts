@@ -1,7 +1,17 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
+import { planCampaign } from '../../campaign/campaign';
+import type { ReadCampaignRow } from '../../campaign/campaign';
+import {
+	RECIPIENT_FIELD_LABELS,
+	RECIPIENT_FIELDS,
+	campaignRowOf,
+} from '../../campaign/campaignRows';
+import { planItemOrders } from '../../purchase/itemOrders';
+import type { OrderRequest } from '../../orderTypes';
+import { recipientOrderRequest } from '../../purchase/orderRequest';
 import {
 	amountField,
 	couponCodeOption,
@@ -9,16 +19,12 @@ import {
 	productCodeField,
 	referenceField,
 } from '../../shared/fields';
+import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
+import type { ExecutionParameters } from '../../shared/parameters';
 import { recipientOrderSchema, validate } from '../../shared/validation';
-import type { ItemPlan } from '../types';
-import { planCampaign } from './campaign/campaign';
-import { RECIPIENT_FIELD_LABELS, RECIPIENT_FIELDS } from './campaign/campaignRows';
-import { campaignOptionsField, createOptionsField } from './createOptions';
-import { planItemOrders } from './itemOrders';
-import { readOrderFields } from './orderParameters';
-import { executionParameters } from '../../shared/parameters';
-import { recipientOrderRequest } from './orderRequest';
-import type { OrderRequest } from './orderRequest';
+import type { ItemPlan, RunSettings } from '../types';
+import { campaignOptionsField, campaignSettingsOf, createOptionsField } from './createOptions';
+import { readItemOrder } from './create.operation';
 
 const fromInputItems = { show: { recipientsSource: ['inputItems'] } };
 const entered = { show: { recipientsSource: ['manual'] } };
@@ -125,9 +131,13 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-function readRequest(context: IExecuteFunctions, itemIndex: number): OrderRequest {
-	const { fields, additional } = readOrderFields(context, itemIndex);
-	const parameters = executionParameters(context);
+/** The order for the recipients entered in the node, read and checked; nothing is sent yet. */
+function readRequest(
+	context: IExecuteFunctions,
+	parameters: ExecutionParameters,
+	itemIndex: number,
+): OrderRequest {
+	const { fields, additional } = readOrderFields(parameters, itemIndex);
 	const input = validate(
 		recipientOrderSchema,
 		{
@@ -142,10 +152,78 @@ function readRequest(context: IExecuteFunctions, itemIndex: number): OrderReques
 	return recipientOrderRequest(input);
 }
 
-/** Entered recipients make one order per input item; recipients from input items, a campaign. */
-export async function plan(this: IExecuteFunctions, client: VoucherApiClient): Promise<ItemPlan> {
-	if (this.getNodeParameter('recipientsSource', 0) === 'inputItems') {
-		return await planCampaign(this, client);
+/**
+ * A recipient field is either an expression (its value is used) or a plain column name
+ * (the value of that column in the row is used), so both mapping styles work.
+ */
+function readRecipientValue(
+	context: IExecuteFunctions,
+	parameters: ExecutionParameters,
+	field: (typeof RECIPIENT_FIELDS)[number],
+	itemIndex: number,
+): unknown {
+	const parameter = `${field}Field`;
+	const raw = parameters.node.parameters[parameter];
+	const value = context.getNodeParameter(parameter, itemIndex, field);
+	if (typeof raw === 'string' && raw.startsWith('=')) return value;
+	const column = String(value);
+	const { json } = context.getInputData()[itemIndex];
+	if (Object.prototype.hasOwnProperty.call(json, column)) return json[column];
+	const columns = Object.keys(json);
+	throw new NodeOperationError(
+		parameters.node,
+		`Item ${itemIndex}: column "${column}" not found in the input item`,
+		{
+			itemIndex,
+			description: `"${RECIPIENT_FIELD_LABELS[field]} Column" names it. ${
+				columns.length > 0
+					? `The item's columns are: ${columns.slice(0, 20).join(', ')}${columns.length > 20 ? ', …' : ''}.`
+					: 'The item has no columns.'
+			} Nothing was sent to the service.`,
+		},
+	);
+}
+
+/** One spreadsheet row of a campaign, read and checked: its order fields and its recipient. */
+function readCampaignRow(context: IExecuteFunctions, itemIndex: number): ReadCampaignRow {
+	const parameters = executionParameters(context);
+	try {
+		const { fields, additional } = readOrderFields(parameters, itemIndex);
+		const recipient = Object.fromEntries(
+			RECIPIENT_FIELDS.map((field) => [
+				field,
+				readRecipientValue(context, parameters, field, itemIndex),
+			]),
+		);
+		return campaignRowOf(parameters.node, itemIndex, {
+			...fields,
+			templateId: context.getNodeParameter('templateId', itemIndex),
+			narration: additional.narration,
+			...recipient,
+		});
+	} catch (error) {
+		return { itemIndex, error };
 	}
-	return await planItemOrders(this, client, (itemIndex) => readRequest(this, itemIndex));
+}
+
+/** Entered recipients make one order per input item; recipients from input items, a campaign. */
+export async function plan(
+	this: IExecuteFunctions,
+	client: VoucherApiClient,
+	run: RunSettings,
+): Promise<ItemPlan> {
+	const credentialLimit = await readCredentialLimit(this);
+	if (this.getNodeParameter('recipientsSource', 0) === 'inputItems') {
+		// One setting per run, read from item 0; a bad one stops the node before anything is sent.
+		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+		const settings = campaignSettingsOf(this.getNode(), options, credentialLimit);
+		const rows = this.getInputData().map((_, itemIndex) => readCampaignRow(this, itemIndex));
+		return await planCampaign(client, rows, settings, run);
+	}
+	const items = this.getInputData().map((_, itemIndex) =>
+		readItemOrder(this, itemIndex, credentialLimit, (parameters) =>
+			readRequest(this, parameters, itemIndex),
+		),
+	);
+	return await planItemOrders(client, items, run);
 }

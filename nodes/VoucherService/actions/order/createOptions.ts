@@ -1,11 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { API_CREDENTIAL } from '../../../shared/credentials';
 import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
-import { executionParameters } from '../../shared/parameters';
-import { readLimitKobo, tightestLimitKobo } from '../../shared/spendingGuard';
-import type { IfReferenceExists } from './safeCreate';
+import { readLimitKobo, tightestLimitKobo } from '../../purchase/spendingGuard';
+import type { CampaignSettings, CreateSettings, IfReferenceExists } from '../../orderTypes';
 
 const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
 
@@ -108,21 +106,6 @@ export const campaignOptionsField = optionsCollection([
 	},
 ]);
 
-export interface CreateSettings {
-	dryRun: boolean;
-	ifReferenceExists: IfReferenceExists;
-	/** The tightest spending limit of node and credential; undefined: none. */
-	limitKobo: number | undefined;
-	waitForCompletion: boolean;
-	waitTimeoutMs: number;
-}
-
-/** The credential's spending limit as stored (checked per item by readCreateSettings). Read once per run. */
-export async function readCredentialLimit(context: IExecuteFunctions): Promise<unknown> {
-	const credential = await context.getCredentials(API_CREDENTIAL);
-	return credential.maxOrderTotal;
-}
-
 /**
  * A number option as given: a number, or numeric text from an expression; undefined when
  * not set. Anything else is NaN, which the caller refuses by name.
@@ -141,48 +124,27 @@ function invalidOption(
 	value: unknown,
 	rule: string,
 ): NodeOperationError {
-	return new NodeOperationError(
-		node,
-		`Item ${itemIndex}: the option "${label}" must be ${rule}`,
-		{
-			itemIndex,
-			description: `It is ${JSON.stringify(String(value)).slice(0, 60)}. Nothing was sent.`,
-		},
-	);
+	return new NodeOperationError(node, `Item ${itemIndex}: the option "${label}" must be ${rule}`, {
+		itemIndex,
+		description: `It is ${JSON.stringify(String(value)).slice(0, 60)}. Nothing was sent.`,
+	});
 }
 
 function readWaitTimeoutMs(node: INode, itemIndex: number, value: unknown): number {
 	const seconds = optionNumber(value) ?? DEFAULT_WAIT_TIMEOUT_SECONDS;
 	if (!Number.isFinite(seconds) || seconds < 1) {
-		throw invalidOption(
-			node,
-			itemIndex,
-			'Wait Timeout (Seconds)',
-			value,
-			'a number of 1 or more',
-		);
+		throw invalidOption(node, itemIndex, 'Wait Timeout (Seconds)', value, 'a number of 1 or more');
 	}
 	return seconds * 1000;
 }
 
-/** Recipients per Order of a campaign: a whole number ≥ 1, read from item 0 (one setting per run). */
-export function readRecipientsPerOrder(context: IExecuteFunctions): number {
-	const value = (context.getNodeParameter('options', 0, {}) as IDataObject).recipientsPerOrder;
-	const perOrder = optionNumber(value) ?? DEFAULT_RECIPIENTS_PER_ORDER;
-	if (!Number.isSafeInteger(perOrder) || perOrder < 1) {
-		throw invalidOption(context.getNode(), 0, 'Recipients per Order', value, 'a whole number of 1 or more');
-	}
-	return perOrder;
-}
-
 /** Every create option of one item, checked: a bad one throws an error naming the item and the option. */
-export function readCreateSettings(
-	context: IExecuteFunctions,
+export function createSettingsOf(
+	node: INode,
 	itemIndex: number,
+	options: IDataObject,
 	credentialLimit: unknown,
 ): CreateSettings {
-	const { node, get } = executionParameters(context);
-	const options = get('options', itemIndex, {}) as IDataObject;
 	return {
 		dryRun: options.dryRun === true,
 		ifReferenceExists: (options.ifReferenceExists as IfReferenceExists) ?? 'returnExisting',
@@ -193,4 +155,19 @@ export function readCreateSettings(
 		waitForCompletion: options.waitForCompletion === true,
 		waitTimeoutMs: readWaitTimeoutMs(node, itemIndex, options.waitTimeoutSeconds),
 	};
+}
+
+/** A campaign's options (item 0's: one setting per run), with Recipients per Order a whole number ≥ 1. */
+export function campaignSettingsOf(
+	node: INode,
+	options: IDataObject,
+	credentialLimit: unknown,
+): CampaignSettings {
+	const settings = createSettingsOf(node, 0, options, credentialLimit);
+	const value = options.recipientsPerOrder;
+	const perOrder = optionNumber(value) ?? DEFAULT_RECIPIENTS_PER_ORDER;
+	if (!Number.isSafeInteger(perOrder) || perOrder < 1) {
+		throw invalidOption(node, 0, 'Recipients per Order', value, 'a whole number of 1 or more');
+	}
+	return { ...settings, recipientsPerOrder: perOrder };
 }

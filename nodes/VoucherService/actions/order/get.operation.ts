@@ -4,9 +4,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { VoucherApiClient } from '../../transport/client';
 import { outputModeField, readOptionsField, referenceField } from '../../shared/fields';
 import { orderLookupSchema, validate } from '../../shared/validation';
-import { orderItems } from '../../shared/order';
-import { executionParameters } from '../../shared/parameters';
-import { findOrder } from './orderLookup';
+import { orderItems } from '../../shared/orderOutput';
+import { executionParameters, readOrderOutput } from '../../shared/parameters';
+import { findOrder } from '../../purchase/orderLookup';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['order'], operation: ['get'] } },
@@ -18,7 +18,8 @@ export async function execute(
 	client: VoucherApiClient,
 	itemIndex: number,
 ): Promise<IDataObject[]> {
-	const { node, get } = executionParameters(this);
+	const parameters = executionParameters(this);
+	const { node, get } = parameters;
 	const { reference } = validate(
 		orderLookupSchema,
 		{ reference: get('reference', itemIndex) },
@@ -32,5 +33,5 @@ export async function execute(
 			description: 'The service has no order with this reference (status code 04).',
 		});
 	}
-	return orderItems(this, itemIndex, { order });
+	return orderItems({ order }, readOrderOutput(parameters, itemIndex));
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { WEBHOOK_CREDENTIAL } from '../../../shared/credentials';
-import { openDelivery } from '../../../shared/signature';
+import { WEBHOOK_CREDENTIAL } from '../../../voucherServiceApi/credentials';
+import { openDelivery } from '../../../voucherServiceApi/signature';
 
 const show = { show: { resource: ['webhook'], operation: ['verifySignature'] } };
 

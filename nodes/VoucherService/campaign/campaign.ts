@@ -1,32 +1,39 @@
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { VoucherApiClient } from '../../../transport/client';
-import { asNodeError } from '../../../transport/errors';
-import { concurrencyLimit, mapWithConcurrency } from '../../../shared/concurrency';
-import { formatNaira } from '../../../shared/money';
-import { SPENDING_LIMIT_ADVICE, spendingLimitProblem } from '../../../shared/spendingGuard';
-import type { OrderResult } from '../../../shared/order';
-import type { ItemOutcome, ItemPlan, ItemsJob } from '../../types';
-import { readCreateSettings, readCredentialLimit, readRecipientsPerOrder } from '../createOptions';
-import type { CreateSettings } from '../createOptions';
-import { addDryRunHint } from '../dryRun';
-import { waitForTerminalStatus } from '../orderLookup';
-import { placeOrder } from '../orderPlacement';
-import { orderTotalKobo, recipientOrderRequest } from '../orderRequest';
-import type { PlannedOrder } from '../orderRequest';
-import { readCampaignRow } from './campaignRows';
-import { addNarrationHint } from './narrationHint';
-import type { CampaignRow } from './campaignRows';
+import type { ItemOutcome, ItemPlan, ItemsJob, RunSettings } from '../actions/types';
+import type { VoucherApiClient } from '../transport/client';
+import { asNodeError } from '../transport/errors';
+import { mapWithConcurrency } from '../shared/concurrency';
+import { formatNaira } from '../shared/money';
+import type {
+	CampaignOrder,
+	CampaignRow,
+	CampaignSettings,
+	CreateSettings,
+	OrderResult,
+	PlannedOrder,
+} from '../orderTypes';
+import { dryRunHint } from '../purchase/dryRunHint';
+import { waitForTerminalStatus } from '../purchase/orderLookup';
+import { orderTotalKobo, recipientOrderRequest } from '../purchase/orderRequest';
+import { placeOrder } from '../purchase/placeOrder';
+import { SPENDING_LIMIT_ADVICE, spendingLimitProblem } from '../purchase/spendingGuard';
 import { campaignOrderReference, discoverCampaignOrders } from './discovery';
-import type { CampaignOrder } from './discovery';
+import { narrationHint } from './narrationHint';
 import { chunkNewRows, reconcile, recipientsOf, vouchersOfRows } from './reconciliation';
 import type { RowDecision } from './reconciliation';
+
+/** A row as its operation read it: valid, or why not. */
+export type ReadCampaignRow = CampaignRow | { itemIndex: number; error: unknown };
 
 interface NewOrder {
 	rows: CampaignRow[];
 	order: PlannedOrder;
 }
+
+const hintsOf = (...hints: Array<NodeExecutionHint | undefined>) =>
+	hints.filter((hint): hint is NodeExecutionHint => hint !== undefined);
 
 /** A row that is not bought, and why. */
 function rowFailure(
@@ -156,16 +163,16 @@ function newOrderJob(
 	client: VoucherApiClient,
 	{ rows, order }: NewOrder,
 	settings: CreateSettings,
-	run: { failedReference?: string },
+	progress: { failedReference?: string },
 ): ItemsJob {
 	const node = client.node;
 	const { reference } = order.request.body;
 	return {
 		itemIndexes: rows.map((row) => row.itemIndex),
 		run: async () => {
-			if (run.failedReference) {
+			if (progress.failedReference) {
 				const why: [string, string] = [
-					`not bought: order ${reference} was not sent, because order ${run.failedReference} failed first in this run`,
+					`not bought: order ${reference} was not sent, because order ${progress.failedReference} failed first in this run`,
 					`Order ${reference} was not sent: after a failed order no further order of the campaign is started, which keeps every order findable by the next run. Nothing is lost: run the workflow again to finish the job.`,
 				];
 				return rows.map((row) => rowFailure(node, row, why));
@@ -175,7 +182,7 @@ function newOrderJob(
 				// "fail": a new number taken already was not ours to fill (another run at the same time).
 				result = await placeOrder(client, order, { ...settings, ifReferenceExists: 'fail' });
 			} catch (error) {
-				run.failedReference ??= reference;
+				progress.failedReference ??= reference;
 				return rowsNotBought(node, rows, reference, error);
 			}
 			const vouchers = vouchersOfRows(result.order, rows);
@@ -183,7 +190,7 @@ function newOrderJob(
 			return rows.map((row, index): ItemOutcome => {
 				// After an unanswered create the order found should be ours; prove it row by row.
 				if (proven && !vouchers[index]) {
-					run.failedReference ??= reference;
+					progress.failedReference ??= reference;
 					return rowFailure(node, row, [
 						`this row is not in order ${reference}, which answered after an unclear create`,
 						'No voucher was bought for this row. Was the same campaign running twice at the same time? Run the workflow again to finish the job.',
@@ -205,31 +212,29 @@ function newOrderJob(
  * their voucher yet go into new orders, numbered after every existing one.
  */
 export async function planCampaign(
-	context: IExecuteFunctions,
 	client: VoucherApiClient,
+	readRows: ReadCampaignRow[],
+	settings: CampaignSettings,
+	run: RunSettings,
 ): Promise<ItemPlan> {
-	const node = context.getNode();
-	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
-	// One setting per run, read from item 0; a bad one stops the node before anything is sent.
-	const settings = readCreateSettings(context, 0, await readCredentialLimit(context));
-	const perOrder = readRecipientsPerOrder(context);
-	const concurrency = concurrencyLimit(options.concurrency);
+	const { node } = client;
+	const { concurrency } = run;
+	const perOrder = settings.recipientsPerOrder;
 	const plan: ItemPlan = { settled: [], jobs: [] };
 
 	const campaigns = new Map<string, CampaignRow[]>();
-	context.getInputData().forEach((_, itemIndex) => {
-		try {
-			const row = readCampaignRow(context, itemIndex);
-			const rows = campaigns.get(row.base);
-			if (rows) rows.push(row);
-			else campaigns.set(row.base, [row]);
-		} catch (error) {
-			plan.settled.push({ itemIndex, error });
+	for (const row of readRows) {
+		if ('error' in row) {
+			plan.settled.push(row);
+			continue;
 		}
-	});
+		const rows = campaigns.get(row.base);
+		if (rows) rows.push(row);
+		else campaigns.set(row.base, [row]);
+	}
 
 	// Without continueOnFail a bad row stops the node before anything is sent, reads included.
-	if (plan.settled.length > 0 && !context.continueOnFail()) return plan;
+	if (plan.settled.length > 0 && !run.continueOnFail) return plan;
 
 	const newOrders: NewOrder[] = [];
 	const chunked: Array<{ rows: CampaignRow[]; orders: number }> = [];
@@ -280,6 +285,7 @@ export async function planCampaign(
 		}
 	}
 
+	const narration = narrationHint(chunked, perOrder);
 	if (settings.dryRun) {
 		for (const { rows, order } of newOrders) {
 			const { reference, amount } = order.request.body;
@@ -290,15 +296,11 @@ export async function planCampaign(
 				});
 			}
 		}
-		addDryRunHint(
-			context,
-			newOrders.map(({ order }) => order.request),
-		);
-		addNarrationHint(context, chunked, perOrder);
+		plan.hints = hintsOf(dryRunHint(newOrders.map(({ order }) => order.request)), narration);
 		return plan;
 	}
-	addNarrationHint(context, chunked, perOrder);
-	const run: { failedReference?: string } = {};
-	plan.jobs = newOrders.map((newOrder) => newOrderJob(client, newOrder, settings, run));
+	plan.hints = hintsOf(narration);
+	const progress: { failedReference?: string } = {};
+	plan.jobs = newOrders.map((newOrder) => newOrderJob(client, newOrder, settings, progress));
 	return plan;
 }

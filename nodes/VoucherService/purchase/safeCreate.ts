@@ -1,14 +1,11 @@
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { VoucherApiClient } from '../../transport/client';
-import { asNodeError, isVoucherApiError } from '../../transport/errors';
-import { backoffDelay, CREATE_RETRY, wait } from '../../transport/retry';
-import type { OrderResult } from '../../shared/order';
+import type { VoucherApiClient } from '../transport/client';
+import { asNodeError, isVoucherApiError } from '../transport/errors';
+import { backoffDelay, CREATE_RETRY, wait } from '../transport/retry';
+import type { IfReferenceExists, OrderResult, PlannedOrder } from '../orderTypes';
 import { asOrder, findOrder } from './orderLookup';
 import { matchOrder, referenceTakenError } from './orderMatch';
-import type { PlannedOrder } from './orderRequest';
-
-export type IfReferenceExists = 'returnExisting' | 'fail';
 
 /**
  * Creates an order so that no retry can ever create a second one. The service has no

@@ -1,19 +1,16 @@
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { VoucherApiClient } from '../../transport/client';
-import { concurrencyLimit, mapWithConcurrency } from '../../shared/concurrency';
-import { orderItems } from '../../shared/order';
-import { executionParameters } from '../../shared/parameters';
-import type { ItemOutcome, ItemPlan } from '../types';
-import { readCreateSettings, readCredentialLimit } from './createOptions';
-import type { CreateSettings } from './createOptions';
-import { addDryRunHint } from './dryRun';
+import type { ItemOutcome, ItemPlan, RunSettings } from '../actions/types';
+import type { VoucherApiClient } from '../transport/client';
+import { mapWithConcurrency } from '../shared/concurrency';
+import { orderItems } from '../shared/orderOutput';
+import type { CreateSettings, ItemOrder, PlannedOrder } from '../orderTypes';
+import { dryRunHint } from './dryRunHint';
 import { findOrder } from './orderLookup';
 import { matchOrder, referenceTakenError } from './orderMatch';
-import { checkSpending, placeOrder } from './orderPlacement';
 import { voucherCount } from './orderRequest';
-import type { OrderRequest, PlannedOrder } from './orderRequest';
+import { checkSpending, placeOrder } from './placeOrder';
 
 type Preview = ItemOutcome & { wouldBuy?: boolean };
 
@@ -81,63 +78,58 @@ function sharedReferenceError(
 	);
 }
 
+/** An item as its operation read it: the order it asks for, or why it cannot be read. */
+export type ReadItemOrder = ItemOrder | { itemIndex: number; error: unknown };
+
 /**
  * The plan of a create that makes one order per input item (Create, and Create for
- * Recipients with recipients entered in the node). Every item is read, validated and checked
- * against the spending limit before any order is sent.
+ * Recipients with recipients entered in the node). Every item was read and validated by its
+ * operation; here each is checked against the Reference rule and the spending limit before
+ * any order is sent.
  */
 export async function planItemOrders(
-	context: IExecuteFunctions,
 	client: VoucherApiClient,
-	readRequest: (itemIndex: number) => OrderRequest,
+	items: ReadItemOrder[],
+	run: RunSettings,
 ): Promise<ItemPlan> {
-	const credentialLimit = await readCredentialLimit(context);
-	const { node } = executionParameters(context);
+	const { node } = client;
 	const plan: ItemPlan = { settled: [], jobs: [] };
-	const previews: Array<{ order: PlannedOrder; settings: CreateSettings }> = [];
+	const previews: ItemOrder[] = [];
 	const firstItemOf = new Map<string, number>();
-	context.getInputData().forEach((_, itemIndex) => {
-		let order: PlannedOrder;
-		let settings: CreateSettings;
+	for (const item of items) {
+		const { itemIndex } = item;
 		try {
-			order = { itemIndex, request: readRequest(itemIndex) };
-			const { reference } = order.request.body;
+			if ('error' in item) throw item.error;
+			const { reference } = item.request.body;
 			const firstItem = firstItemOf.get(referenceKey(reference));
 			if (firstItem !== undefined)
 				throw sharedReferenceError(node, itemIndex, reference, firstItem);
 			firstItemOf.set(referenceKey(reference), itemIndex);
-			settings = readCreateSettings(context, itemIndex, credentialLimit);
-			checkSpending(node, order, settings.limitKobo);
+			checkSpending(node, item, item.settings.limitKobo);
 		} catch (error) {
 			plan.settled.push({ itemIndex, error });
-			return;
+			continue;
 		}
-		if (settings.dryRun) {
-			previews.push({ order, settings });
-			return;
+		if (item.settings.dryRun) {
+			previews.push(item);
+			continue;
 		}
 		plan.jobs.push({
 			itemIndexes: [itemIndex],
 			run: async () => [
-				{
-					itemIndex,
-					json: orderItems(context, itemIndex, await placeOrder(client, order, settings)),
-				},
+				{ itemIndex, json: orderItems(await placeOrder(client, item, item.settings), item.output) },
 			],
 		});
-	});
+	}
 	if (previews.length > 0) {
-		const options = context.getNodeParameter('options', 0, {}) as IDataObject;
 		const outcomes = await mapWithConcurrency(
 			previews.length,
-			concurrencyLimit(options.concurrency),
-			async (index) => await preview(client, previews[index].order, previews[index].settings),
+			run.concurrency,
+			async (index) => await preview(client, previews[index], previews[index].settings),
 		);
 		plan.settled.push(...outcomes);
-		addDryRunHint(
-			context,
-			previews.filter((_, index) => outcomes[index].wouldBuy).map(({ order }) => order.request),
-		);
+		const wouldBuy = previews.filter((_, index) => outcomes[index].wouldBuy);
+		plan.hints = [dryRunHint(wouldBuy.map(({ request }) => request))];
 	}
 	return plan;
 }

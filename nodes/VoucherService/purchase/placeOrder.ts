@@ -1,14 +1,12 @@
 import type { INode } from 'n8n-workflow';
 
-import type { VoucherApiClient } from '../../transport/client';
-import type { OrderResult } from '../../shared/order';
-import { assertWithinSpendingLimit } from '../../shared/spendingGuard';
-import type { CreateSettings } from './createOptions';
+import type { VoucherApiClient } from '../transport/client';
+import type { CreateSettings, OrderResult, PlannedOrder } from '../orderTypes';
 import { waitForTerminalStatus } from './orderLookup';
-import { orderTotalKobo } from './orderRequest';
-import type { PlannedOrder } from './orderRequest';
 import { matchOrder, referenceTakenError } from './orderMatch';
+import { orderTotalKobo } from './orderRequest';
 import { createOrderSafely } from './safeCreate';
+import { assertWithinSpendingLimit } from './spendingGuard';
 
 /** Throws when the order's total is above the spending limit. Plans call it before anything is sent. */
 export function checkSpending(

@@ -1,7 +1,7 @@
-import type { VoucherApiClient } from '../../../transport/client';
-import { MAX_CONCURRENCY_LIMIT, mapWithConcurrency } from '../../../shared/concurrency';
-import type { Order } from '../../../shared/order';
-import { findOrder } from '../orderLookup';
+import type { VoucherApiClient } from '../transport/client';
+import { MAX_CONCURRENCY_LIMIT, mapWithConcurrency } from '../shared/concurrency';
+import type { CampaignOrder } from '../orderTypes';
+import { findOrder } from '../purchase/orderLookup';
 
 /*
  * Finding a campaign's orders. The API has no list endpoint, so the orders `<base>-1`,
@@ -45,11 +45,6 @@ import { findOrder } from '../orderLookup';
 const DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT;
 
 export const campaignOrderReference = (base: string, number: number) => `${base}-${number}`;
-
-export interface CampaignOrder {
-	number: number;
-	order: Order;
-}
 
 /** Every existing order of the campaign, in number order. */
 export async function discoverCampaignOrders(

@@ -1,37 +1,7 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { TERMINAL_ORDER_STATUSES } from '../../shared/orderStatus';
-import {
-	GIVE_CODES_PARAMETER,
-	codesWithheldFlags,
-	runsAsAgentTool,
-	withoutCodes,
-} from './agentTool';
-import { executionParameters } from './parameters';
-
-export interface Order extends IDataObject {
-	orderNumber: string;
-	reference: string;
-	status: string;
-	vouchers?: IDataObject[] | null;
-}
-
-/** An order plus what the node learned while getting it. */
-export interface OrderResult {
-	order: Order;
-	/** The reference was already known to the service: this run did not (knowingly) create it. */
-	alreadyExisted?: boolean;
-	/** "Wait for completion" gave up while the order was still PROCESSING. */
-	waitTimedOut?: boolean;
-	/** Found under the reference, but listed no vouchers to compare with the request. */
-	unverified?: boolean;
-}
-
-type OutputMode = 'order' | 'voucher';
-
-export function isTerminal(status: string): boolean {
-	return TERMINAL_ORDER_STATUSES.includes(status);
-}
+import type { OrderOutput, OrderResult } from '../orderTypes';
+import { codesWithheldFlags, withoutCodes } from './agentTool';
 
 const PENDING_NOTICE =
 	'The order is still PROCESSING, so its vouchers are not available yet. Read them later with Order → Get, or start a workflow from the Voucher Service Trigger.';
@@ -62,7 +32,11 @@ function withCodesWithheld(result: OrderResult): { result: OrderResult; flags: I
 }
 
 /** The items an order becomes: the order itself, or one per voucher with the order's keys copied on. */
-function orderOutput(result: OrderResult, mode: OutputMode, extraFlags: IDataObject): IDataObject[] {
+function orderOutput(
+	result: OrderResult,
+	mode: OrderOutput['mode'],
+	extraFlags: IDataObject,
+): IDataObject[] {
 	const { order } = result;
 	const flags = { ...orderFlags(result), ...extraFlags };
 	const vouchers = order.vouchers ?? [];
@@ -80,16 +54,8 @@ function orderOutput(result: OrderResult, mode: OutputMode, extraFlags: IDataObj
  * An order as the items of one input item, in the Output mode chosen for that item; run as
  * an AI tool, without the vouchers' codes and PINs unless the user gives them to the agent.
  */
-export function orderItems(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	result: OrderResult,
-): IDataObject[] {
-	const { node, get } = executionParameters(context);
-	const mode = get('outputMode', itemIndex, 'order') as OutputMode;
-	if (!runsAsAgentTool(node) || get(GIVE_CODES_PARAMETER, itemIndex, false) === true) {
-		return orderOutput(result, mode, {});
-	}
+export function orderItems(result: OrderResult, output: OrderOutput): IDataObject[] {
+	if (!output.withholdCodes) return orderOutput(result, output.mode, {});
 	const withheld = withCodesWithheld(result);
-	return orderOutput(withheld.result, mode, withheld.flags);
+	return orderOutput(withheld.result, output.mode, withheld.flags);
 }

@@ -1,10 +1,17 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { formatNaira, toKobo } from '../../shared/money';
-import type { Order } from '../../shared/order';
-import { recipientKey } from './campaign/campaignRows';
-import type { OrderRequest } from './orderRequest';
+import { formatNaira, toKobo } from '../shared/money';
+import type { Order, OrderRequest } from '../orderTypes';
+
+/** A person: e-mail, first and last name, each trimmed and compared case-insensitively. */
+export function recipientKey(person: { email?: unknown; firstName?: unknown; lastName?: unknown }) {
+	const part = (value: unknown) =>
+		String(value ?? '')
+			.trim()
+			.toLowerCase();
+	return JSON.stringify([part(person.email), part(person.firstName), part(person.lastName)]);
+}
 
 /**
  * Whether an order found under a request's reference is that request. The service has no

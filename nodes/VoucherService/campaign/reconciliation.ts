@@ -1,10 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isTerminal } from '../../../shared/order';
-import type { Order } from '../../../shared/order';
-import { recipientKey } from './campaignRows';
-import type { CampaignRow } from './campaignRows';
-import type { CampaignOrder } from './discovery';
+import { isTerminal } from '../../voucherServiceApi/orderStatus';
+import type { CampaignOrder, CampaignRow, Order } from '../orderTypes';
+import { recipientKey } from '../purchase/orderMatch';
 
 /** What a run does with one row, given the campaign's existing orders. */
 export type RowDecision =

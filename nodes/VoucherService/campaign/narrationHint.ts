@@ -1,7 +1,7 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { NodeExecutionHint } from 'n8n-workflow';
 
+import type { CampaignRow } from '../orderTypes';
 import { orderKeyWithoutNarration } from './campaignRows';
-import type { CampaignRow } from './campaignRows';
 import { chunkNewRows } from './reconciliation';
 
 /** The orders these rows would need if every row had the same narration. */
@@ -15,23 +15,20 @@ function ordersWithOneNarration(rows: CampaignRow[], perOrder: number): number {
  * makes one order per distinct narration: a campaign of 100 people becomes 100 orders. That is
  * allowed, but it is easy to do by accident, so the node says so above its output.
  */
-export function addNarrationHint(
-	context: IExecuteFunctions,
+export function narrationHint(
 	campaigns: Array<{ rows: CampaignRow[]; orders: number }>,
 	perOrder: number,
-): void {
+): NodeExecutionHint | undefined {
 	let orders = 0;
 	let needed = 0;
 	for (const campaign of campaigns) {
 		orders += campaign.orders;
 		needed += ordersWithOneNarration(campaign.rows, perOrder);
 	}
-	if (orders <= needed) return;
-	// addExecutionHints arrived in n8n 1.79; older versions run the campaign without the hint.
-	if (typeof context.addExecutionHints !== 'function') return;
-	context.addExecutionHints({
+	if (orders <= needed) return undefined;
+	return {
 		message: `Narration differs between rows, so this run makes ${orders} orders where ${needed} would do: rows with different narrations never share an order. Use one narration for every row to make fewer, larger orders.`,
 		type: 'info',
 		location: 'outputPane',
-	});
+	};
 }

@@ -1,9 +1,9 @@
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { VoucherApiClient } from '../../transport/client';
-import { wait } from '../../transport/retry';
-import { isTerminal } from '../../shared/order';
-import type { Order, OrderResult } from '../../shared/order';
+import type { VoucherApiClient } from '../transport/client';
+import { wait } from '../transport/retry';
+import { isTerminal } from '../../voucherServiceApi/orderStatus';
+import type { Order, OrderResult } from '../orderTypes';
 
 const ORDER_NOT_FOUND_CODE = '04';
 

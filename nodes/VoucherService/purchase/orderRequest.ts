@@ -1,44 +1,10 @@
-import { toKobo } from '../../shared/money';
-import type { DownloadOrderInput, RecipientOrderInput } from '../../shared/validation';
-
-/** JSON key of the coupon code in both create bodies. The spec does not name it; change it here only. */
-export const COUPON_JSON_KEY = 'couponCode';
-
-type Optional = { [COUPON_JSON_KEY]?: string };
-
-type DownloadOrderBody = Optional & {
-	reference: string;
-	productCode: string;
-	amount: number;
-	quantity: number;
-	pin?: string;
-};
-
-type RecipientOrderBody = Optional & {
-	reference: string;
-	productCode: string;
-	amount: number;
-	templateId: number;
-	recipients: Array<{ firstName: string; lastName: string; email: string }>;
-	narration?: string;
-};
-
-/**
- * Everything a create sends. Reference, amount and voucher count are read from the body,
- * never carried beside it, so what is checked is always what is sent.
- */
-export type OrderRequest =
-	| { path: '/v2/orders'; body: DownloadOrderBody }
-	| { path: '/v2/orders/recipients'; body: RecipientOrderBody };
-
-/** An order request and the input item it answers to (for error messages). */
-export interface PlannedOrder {
-	itemIndex: number;
-	request: OrderRequest;
-}
+import { toKobo } from '../shared/money';
+import type { DownloadOrderInput, RecipientOrderInput } from '../shared/validation';
+import { COUPON_JSON_KEY } from '../orderTypes';
+import type { OrderRequest } from '../orderTypes';
 
 /** Optional fields are left out when empty, so the service applies its own defaults. */
-const coupon = (couponCode: string | undefined): Optional =>
+const coupon = (couponCode: string | undefined) =>
 	couponCode !== undefined ? { [COUPON_JSON_KEY]: couponCode } : {};
 
 export function downloadOrderRequest(input: DownloadOrderInput): OrderRequest {

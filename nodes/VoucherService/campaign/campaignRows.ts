@@ -1,0 +1,51 @@
+import type { INode } from 'n8n-workflow';
+
+import { toKobo } from '../shared/money';
+import { campaignRowSchema, validate } from '../shared/validation';
+import type { CampaignRow } from '../orderTypes';
+import { recipientKey } from '../purchase/orderMatch';
+
+export const RECIPIENT_FIELDS = ['firstName', 'lastName', 'email'] as const;
+
+export const RECIPIENT_FIELD_LABELS = {
+	firstName: 'First Name',
+	lastName: 'Last Name',
+	email: 'Email',
+};
+
+/** What rows must agree on to share an order, besides their narration. */
+function sharedOrderFields(row: Pick<CampaignRow, 'amountKobo' | 'orderFields'>): unknown[] {
+	const { productCode, couponCode, templateId } = row.orderFields;
+	return [productCode, row.amountKobo, couponCode, templateId];
+}
+
+/** The order key a row would have if every row had the same narration. */
+export const orderKeyWithoutNarration = (row: CampaignRow): string =>
+	JSON.stringify(sharedOrderFields(row));
+
+/** One row as read, before validation: the order fields and that row's recipient. */
+export type RawCampaignRow = Record<string, unknown>;
+
+/** Validates one row; throws an error naming the item and the field. */
+export function campaignRowOf(node: INode, itemIndex: number, raw: RawCampaignRow): CampaignRow {
+	const { reference, firstName, lastName, email, ...orderFields } = validate(
+		campaignRowSchema,
+		raw,
+		node,
+		itemIndex,
+	);
+	const recipient = { firstName, lastName, email };
+	const amountKobo = toKobo(orderFields.amount) as number;
+	return {
+		itemIndex,
+		base: reference,
+		recipient,
+		recipientKey: recipientKey(recipient),
+		amountKobo,
+		orderFields,
+		orderKey: JSON.stringify([
+			...sharedOrderFields({ amountKobo, orderFields }),
+			orderFields.narration,
+		]),
+	};
+}

@@ -1,0 +1,114 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Recipient, RecipientOrderInput } from './shared/validation';
+
+/*
+ * The shapes the order wing passes along: operations read and validate parameters into
+ * them, purchase/ and campaign/ act on them, and the output is made from them. Plain data:
+ * nothing below the operations needs n8n's execution context.
+ */
+
+/** JSON key of the coupon code in both create bodies. The spec does not name it; change it here only. */
+export const COUPON_JSON_KEY = 'couponCode';
+
+type Coupon = { [COUPON_JSON_KEY]?: string };
+
+export type DownloadOrderBody = Coupon & {
+	reference: string;
+	productCode: string;
+	amount: number;
+	quantity: number;
+	pin?: string;
+};
+
+export type RecipientOrderBody = Coupon & {
+	reference: string;
+	productCode: string;
+	amount: number;
+	templateId: number;
+	recipients: Recipient[];
+	narration?: string;
+};
+
+/**
+ * Everything a create sends. Reference, amount and voucher count are read from the body,
+ * never carried beside it, so what is checked is always what is sent.
+ */
+export type OrderRequest =
+	| { path: '/v2/orders'; body: DownloadOrderBody }
+	| { path: '/v2/orders/recipients'; body: RecipientOrderBody };
+
+/** An order request and the input item it answers to (for error messages). */
+export interface PlannedOrder {
+	itemIndex: number;
+	request: OrderRequest;
+}
+
+export type IfReferenceExists = 'returnExisting' | 'fail';
+
+/** The create options of one item, checked. */
+export interface CreateSettings {
+	dryRun: boolean;
+	ifReferenceExists: IfReferenceExists;
+	/** The tightest spending limit of node and credential; undefined: none. */
+	limitKobo: number | undefined;
+	waitForCompletion: boolean;
+	waitTimeoutMs: number;
+}
+
+/** How an order becomes output items. */
+export interface OrderOutput {
+	mode: 'order' | 'voucher';
+	/** Run as an AI agent's tool without the user's consent: no codes or PINs in the output. */
+	withholdCodes: boolean;
+}
+
+/** One item of Create, or of Create for Recipients → Enter Below, read and validated. */
+export interface ItemOrder extends PlannedOrder {
+	settings: CreateSettings;
+	output: OrderOutput;
+}
+
+export interface Order extends IDataObject {
+	orderNumber: string;
+	reference: string;
+	status: string;
+	vouchers?: IDataObject[] | null;
+}
+
+/** An order plus what the node learned while getting it. */
+export interface OrderResult {
+	order: Order;
+	/** The reference was already known to the service: this run did not (knowingly) create it. */
+	alreadyExisted?: boolean;
+	/** "Wait for completion" gave up while the order was still PROCESSING. */
+	waitTimedOut?: boolean;
+	/** Found under the reference, but listed no vouchers to compare with the request. */
+	unverified?: boolean;
+}
+
+/** One valid row of a sheet: one recipient of one campaign. */
+export interface CampaignRow {
+	itemIndex: number;
+	/** The campaign's base reference; its orders are `<base>-1`, `<base>-2`, … */
+	base: string;
+	recipient: Recipient;
+	/** Who the row is, as matched against the vouchers of earlier orders. */
+	recipientKey: string;
+	amountKobo: number;
+	/** The fields a new order for this row sends, besides its reference and recipients. */
+	orderFields: Omit<RecipientOrderInput, 'reference' | 'recipients'>;
+	/** Rows with the same key may share a new order. */
+	orderKey: string;
+}
+
+/** The campaign settings of a run, read from item 0 (one setting per run). */
+export interface CampaignSettings extends CreateSettings {
+	recipientsPerOrder: number;
+}
+
+/** An existing order of a campaign and its number in `<base>-<number>`. */
+export interface CampaignOrder {
+	number: number;
+	order: Order;
+}
