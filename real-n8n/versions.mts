@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 // paths.mts reads this table, so the folder is found here, not imported from there.
 const REAL_N8N_DIR = dirname(fileURLToPath(import.meta.url));
 
-export interface AgentNodes {
+interface AgentNodes {
 	/** @n8n/n8n-nodes-langchain.agent typeVersion. */
 	agent: number;
 	/** @n8n/n8n-nodes-langchain.lmChatOpenAi typeVersion. */
