@@ -113,6 +113,10 @@ describe.each(instances)('n8n $version on Node $node', (instance) => {
 	let api: Credential;
 
 	const posts = () => sandbox.state.requests.filter((r) => r.method === 'POST');
+	const logProblems = () =>
+		readFileSync(instance.logFile, 'utf8')
+			.split('\n')
+			.filter((line) => LOAD_PROBLEM.test(line));
 	async function run(workflow: WorkflowJson): Promise<Execution> {
 		const { id } = await rest.createWorkflow(workflow);
 		const ex = await rest.runWorkflow(id, MANUAL_START.name, 120_000);
@@ -146,10 +150,7 @@ describe.each(instances)('n8n $version on Node $node', (instance) => {
 		expect(credentialTypes.map((c) => c.name)).toEqual(
 			expect.arrayContaining([API_CREDENTIAL, WEBHOOK_CREDENTIAL]),
 		);
-		const problems = readFileSync(instance.logFile, 'utf8')
-			.split('\n')
-			.filter((line) => LOAD_PROBLEM.test(line));
-		expect(problems).toEqual([]);
+		expect(logProblems()).toEqual([]);
 	});
 
 	// A saved credential, as n8n 1.85 tests only those (403 Forbidden for one not saved).
@@ -352,5 +353,9 @@ describe.each(instances)('n8n $version on Node $node', (instance) => {
 			if (agentNodes.toolHints) expect(hints).toEqual([expect.stringMatching(DRY_RUN_HINT)]);
 			else expect(hints).toEqual([]);
 		});
+	});
+
+	it("n8n's log names no unrecognised node type after every workflow above ran", () => {
+		expect(logProblems()).toEqual([]);
 	});
 });
