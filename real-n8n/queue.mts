@@ -106,7 +106,7 @@ export const WEBHOOK_PROCESS_PATHS = [
 	'/mcp/',
 ] as const;
 
-export const ENCRYPTION_KEY = 'voucher-service-queue-not-a-secret';
+const ENCRYPTION_KEY = 'voucher-service-queue-not-a-secret';
 
 export interface QueueCluster {
 	main: RunningN8n;

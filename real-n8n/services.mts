@@ -79,7 +79,7 @@ export function ensureQueueServices(): string {
  * version; a folder outside the repository and /root, so that the `postgres`
  * user can run it.
  */
-export function preparePostgres(): string {
+function preparePostgres(): string {
 	let entry: string;
 	try {
 		// Its only export is dist/index.js (the paths of the three binaries).

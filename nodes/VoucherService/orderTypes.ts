@@ -13,7 +13,7 @@ export const COUPON_JSON_KEY = 'couponCode';
 
 type Coupon = { [COUPON_JSON_KEY]?: string };
 
-export type DownloadOrderBody = Coupon & {
+type DownloadOrderBody = Coupon & {
 	reference: string;
 	productCode: string;
 	amount: number;
@@ -21,7 +21,7 @@ export type DownloadOrderBody = Coupon & {
 	pin?: string;
 };
 
-export type RecipientOrderBody = Coupon & {
+type RecipientOrderBody = Coupon & {
 	reference: string;
 	productCode: string;
 	amount: number;

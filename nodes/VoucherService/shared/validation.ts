@@ -100,7 +100,7 @@ const email: Rule<string> = (value) => {
  */
 const UNREADABLE_REFERENCES = ['templates', 'recipients'];
 
-export const isUnreadableReference = (reference: string) =>
+const isUnreadableReference = (reference: string) =>
 	UNREADABLE_REFERENCES.includes(reference.trim().toLowerCase());
 
 const reference: Rule<string> = (value) => {
