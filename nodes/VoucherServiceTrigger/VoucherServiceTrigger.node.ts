@@ -11,11 +11,17 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { WEBHOOK_CREDENTIAL } from '../voucherServiceApi/credentials';
-import { hasSignatureShape, openDelivery, type WebhookEvent } from '../voucherServiceApi/signature';
+import {
+	hasSignatureShape,
+	openDelivery,
+	type Delivery,
+	type WebhookEvent,
+} from '../voucherServiceApi/signature';
 import { voucherServiceWebhookSecretTest } from '../voucherServiceApi/webhookSecretTest';
 import { claimInExecution, hasSeen, processStore, recordFirstSighting } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
+import { SecretCache } from './secretCache';
 
 interface OutputOptions {
 	includeHeaders?: boolean;
@@ -61,14 +67,55 @@ async function readSecret(this: IWebhookFunctions): Promise<string> {
 }
 
 /*
+ * Shared by every request this process serves. A cache hit spares n8n a database read, a
+ * decryption and an expression isolate per delivery; SecretCache bounds what it can change.
+ */
+const webhookSecrets = new SecretCache();
+
+/*
+ * Per workflow and credential id: n8n decides at each read whether this workflow's node
+ * may use the credential, so one workflow's read is not reused by another. A node without
+ * a credential id (n8n always sets one when a credential is selected) is not cached.
+ */
+function secretCacheKey(this: IWebhookFunctions): string | undefined {
+	const id = this.getNode().credentials?.[WEBHOOK_CREDENTIAL]?.id;
+	if (typeof id !== 'string' || id.length === 0) return undefined;
+	return JSON.stringify([this.getWorkflow().id ?? null, id]);
+}
+
+/**
+ * Checks the signature with the cached secret if there is one, and with a secret read now
+ * otherwise or when that check fails: a 401 is only ever given against a secret read during
+ * this request, so a rotated secret is accepted at once. Throws when the read fails.
+ * `known` collects the secrets used, for masking them in a logged error.
+ */
+async function openWithSecret(
+	this: IWebhookFunctions,
+	request: WebhookRequest,
+	known: string[],
+): Promise<Delivery> {
+	const key = secretCacheKey.call(this);
+	const cached = key === undefined ? undefined : webhookSecrets.get(key);
+	if (cached !== undefined) {
+		known.push(cached);
+		const delivery = openDelivery(request.rawBody, request.headers.signature, cached);
+		if (delivery.status !== 'unauthorized') return delivery;
+	}
+	const read = () => readSecret.call(this);
+	const secret = key === undefined ? await read() : await webhookSecrets.refresh(key, read);
+	known.push(secret);
+	return openDelivery(request.rawBody, request.headers.signature, secret);
+}
+
+/*
  * The error's class and message only. n8n's credential errors have fixed messages and keep
  * what was decrypted in their cause, which is left out; a secret already read is masked in
  * case a later error quotes it.
  */
-function describeFailure(error: unknown, secret: string | undefined): string {
+function describeFailure(error: unknown, secrets: string[]): string {
 	const text =
 		error instanceof Error ? `${error.constructor.name}: ${error.message}` : 'a non-Error value';
-	return secret === undefined ? text : text.split(secret).join('[secret]');
+	return secrets.reduce((masked, secret) => masked.split(secret).join('[secret]'), text);
 }
 
 /*
@@ -78,10 +125,10 @@ function describeFailure(error: unknown, secret: string | undefined): string {
 function answerUnavailable(
 	this: IWebhookFunctions,
 	error: unknown,
-	secret: string | undefined,
+	secrets: string[],
 ): IWebhookResponseData {
 	this.logger.warn(
-		`Voucher Service Trigger answered ${UNAVAILABLE}, so the service will deliver again: ${describeFailure(error, secret)}`,
+		`Voucher Service Trigger answered ${UNAVAILABLE}, so the service will deliver again: ${describeFailure(error, secrets)}`,
 		{ workflowId: this.getWorkflow().id, node: this.getNode().name },
 	);
 	return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
@@ -129,9 +176,8 @@ function toItem(
 function answerDelivery(
 	this: IWebhookFunctions,
 	request: WebhookRequest,
-	secret: string,
+	delivery: Delivery,
 ): IWebhookResponseData {
-	const delivery = openDelivery(request.rawBody, request.headers.signature, secret);
 	if (delivery.status === 'unauthorized') return refuse.call(this, 401, 'Unauthorized');
 	if (delivery.status === 'malformed') return refuse.call(this, 400, 'Not a webhook event');
 
@@ -208,12 +254,12 @@ export class VoucherServiceTrigger implements INodeType {
 		if (!hasSignatureShape(request.headers.signature)) {
 			return refuse.call(this, 401, 'Unauthorized');
 		}
-		let secret: string | undefined;
+		const secrets: string[] = [];
 		try {
-			secret = await readSecret.call(this);
-			return answerDelivery.call(this, request, secret);
+			const delivery = await openWithSecret.call(this, request, secrets);
+			return answerDelivery.call(this, request, delivery);
 		} catch (error) {
-			return answerUnavailable.call(this, error, secret);
+			return answerUnavailable.call(this, error, secrets);
 		}
 	}
 

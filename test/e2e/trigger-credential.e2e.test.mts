@@ -1,6 +1,9 @@
 // The trigger in a real n8n whose stored webhook credential cannot be decrypted: the
 // delivery must get a 5xx (the service retries those, never a 401) and start nothing,
-// and the same delivery, once the credential is repaired, must run once. The credential
+// and the same delivery, once the credential is repaired, must run once. The secret the
+// trigger read before the damage is kept for at most 60 seconds (docs/trigger.md): it
+// still vouches for a delivery it signed, and a delivery it does not match makes the
+// trigger read the credential again, which fails: 503 again, never 401. The credential
 // is damaged in n8n's SQLite database, so this file is not part of the queue-mode suite
 // (PostgreSQL).
 import { readFileSync } from 'node:fs';
@@ -72,9 +75,17 @@ describe('trigger whose credential n8n cannot decrypt', () => {
 			type: 'VOUCHER_UPDATED',
 			data: { serialNumber: 9001, balance: 75 },
 		});
+		// Acknowledged without an execution; the trigger now keeps the secret it read.
+		const unknownEvent = JSON.stringify({ type: 'WALLET_UPDATED', data: { currency: 'NGN' } });
+		expect(await postEvent(url, unknownEvent, SECRET)).toBe(200);
 		const original = credential.read();
 		credential.write('not-an-encrypted-credential');
 		try {
+			// The kept secret matches: no read, so the damage does not show yet.
+			expect(await postEvent(url, unknownEvent, SECRET)).toBe(200);
+			// Signed with another secret (say, a rotated one): read again, which fails.
+			expect(await postEvent(url, body, 'whsec_e2e_rotated')).toBe(503);
+			// That failed read dropped the kept secret: the right signature is read for, and fails.
 			expect(await postEvent(url, body, SECRET)).toBe(503);
 			expect(await settledExecutions(rest, workflowId, 0)).toHaveLength(0);
 		} finally {
@@ -86,6 +97,7 @@ describe('trigger whose credential n8n cannot decrypt', () => {
 			.find((line) => line.includes('Voucher Service Trigger answered 503'));
 		expect(warning).toContain('Credentials could not be decrypted');
 		expect(warning).not.toContain(SECRET);
+		expect(warning).not.toContain('whsec_e2e');
 
 		expect(await postEvent(url, body, SECRET)).toBe(200);
 		const executions = await settledExecutions(rest, workflowId, 1);
