@@ -192,12 +192,20 @@ export async function startBenchSandbox(latencyMs: number): Promise<{ sandbox: S
 
 type Node = WorkflowJson['nodes'][number];
 
-/** A Code node that makes `rows` items, each usable by every route below. */
-function rowsNode(rows: number, prefix: string): Node {
+/**
+ * How many fields of an order a route takes from the row: 4 (reference, product code, amount,
+ * quantity: a sheet with one order per row) or 2 (reference and amount; the product and quantity
+ * fixed in the workflow).
+ */
+export type MappedFields = 2 | 4;
+
+/** A Code node that makes `rows` items, each usable by every route below; with 4 mapped fields each row also names its product and quantity. */
+function rowsNode(rows: number, prefix: string, mapped: MappedFields = 2): Node {
+	const orderColumns = mapped === 4 ? `, productCode: 'VCH-INSTANT', quantity: 1` : '';
 	const jsCode = [
 		`const out = [];`,
 		`for (let i = 0; i < ${rows}; i++) {`,
-		`  out.push({ json: { reference: '${prefix}-' + i, amount: 100, firstName: 'First' + i, lastName: 'Last' + i, email: 'r' + i + '@example.com' } });`,
+		`  out.push({ json: { reference: '${prefix}-' + i, amount: 100${orderColumns}, firstName: 'First' + i, lastName: 'Last' + i, email: 'r' + i + '@example.com' } });`,
 		`}`,
 		`return out;`,
 	].join('\n');
@@ -206,11 +214,18 @@ function rowsNode(rows: number, prefix: string): Node {
 
 export const MEASURED = 'Measured';
 
-/** The anchor's route: HTTP Request node v4.2, Basic auth, a JSON body built by an expression per row. */
-export function diyWorkflow(rows: number, prefix: string, sandboxUrl: string, creds: Credentials): WorkflowJson {
+/**
+ * The anchor's route: HTTP Request node v4.2, Basic auth, a JSON body built by one expression per
+ * row, which takes the product code and quantity from the row too when 4 fields are mapped.
+ */
+export function diyWorkflow(rows: number, prefix: string, sandboxUrl: string, creds: Credentials, mapped: MappedFields = 2): WorkflowJson {
+	const body =
+		mapped === 4
+			? '={{ JSON.stringify({reference: $json.reference, productCode: $json.productCode, amount: $json.amount, quantity: $json.quantity}) }}'
+			: "={{ JSON.stringify({reference: $json.reference, productCode: 'VCH-INSTANT', amount: $json.amount, quantity: 1}) }}";
 	return linearWorkflow(`bench DIY ${prefix}`, [
 		MANUAL_START,
-		rowsNode(rows, prefix),
+		rowsNode(rows, prefix, mapped),
 		{
 			id: 'diy',
 			name: MEASURED,
@@ -223,7 +238,7 @@ export function diyWorkflow(rows: number, prefix: string, sandboxUrl: string, cr
 				genericAuthType: 'httpBasicAuth',
 				sendBody: true,
 				specifyBody: 'json',
-				jsonBody: "={{ JSON.stringify({reference: $json.reference, productCode: 'VCH-INSTANT', amount: $json.amount, quantity: 1}) }}",
+				jsonBody: body,
 				options: {},
 			},
 			credentials: { httpBasicAuth: creds.basic },
@@ -232,19 +247,21 @@ export function diyWorkflow(rows: number, prefix: string, sandboxUrl: string, cr
 }
 
 /** Our action node as the measured step after the rows; `node` adds node settings (e.g. onError). */
-function oursAfterRows(name: string, rows: number, prefix: string, creds: Credentials, parameters: Record<string, unknown>, node: Partial<Node> = {}): WorkflowJson {
+function oursAfterRows(name: string, rows: number, prefix: string, creds: Credentials, parameters: Record<string, unknown>, node: Partial<Node> = {}, mapped: MappedFields = 2): WorkflowJson {
 	return linearWorkflow(`bench ${name} ${prefix}`, [
 		MANUAL_START,
-		rowsNode(rows, prefix),
+		rowsNode(rows, prefix, mapped),
 		{ id: name, name: MEASURED, type: ACTION_NODE, typeVersion: 1, parameters, credentials: { voucherServiceApi: creds.ours }, ...node },
 	]);
 }
 
 /**
- * Ours: Order → Create, reference and amount from expressions, default options unless
- * `maxConcurrency` is given. `continueOnFail` turns failed rows into error items to count.
+ * Ours: Order → Create, default options unless `maxConcurrency` is given, with `mapped` fields
+ * from expressions (`={{ $json.… }}`; default 4: reference, product code, amount and quantity; 2:
+ * reference and amount). `continueOnFail` turns failed rows into error items to count.
  */
-export function ordersWorkflow(rows: number, prefix: string, creds: Credentials, settings: { maxConcurrency?: number; continueOnFail?: boolean } = {}): WorkflowJson {
+export function ordersWorkflow(rows: number, prefix: string, creds: Credentials, settings: { maxConcurrency?: number; continueOnFail?: boolean; mapped?: MappedFields } = {}): WorkflowJson {
+	const mapped = settings.mapped ?? 4;
 	return oursAfterRows(
 		'orders',
 		rows,
@@ -254,12 +271,13 @@ export function ordersWorkflow(rows: number, prefix: string, creds: Credentials,
 			resource: 'order',
 			operation: 'create',
 			reference: '={{ $json.reference }}',
-			productCode: 'VCH-INSTANT',
+			productCode: mapped === 4 ? '={{ $json.productCode }}' : 'VCH-INSTANT',
 			amount: '={{ $json.amount }}',
-			quantity: 1,
+			quantity: mapped === 4 ? '={{ $json.quantity }}' : 1,
 			options: settings.maxConcurrency === undefined ? {} : { concurrency: settings.maxConcurrency },
 		},
 		settings.continueOnFail ? { onError: 'continueRegularOutput' } : {},
+		mapped,
 	);
 }
 

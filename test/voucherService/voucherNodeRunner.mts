@@ -26,7 +26,7 @@ export const voucherNode = new VoucherService();
  * agent's tool): the same implementation, its description renamed with the "Tool" suffix,
  * which is what the '@tool' display option looks at.
  */
-const voucherToolNode: INodeType = Object.create(voucherNode, {
+export const voucherToolNode: INodeType = Object.create(voucherNode, {
 	description: {
 		value: { ...deepCopy(voucherNode.description), name: `${voucherNode.description.name}Tool` },
 	},
