@@ -1,11 +1,11 @@
 /**
  * Unit and integration tests: everything under test/ except the real-n8n suites (e2e, queue, compat),
  * which have their own configs. n8n-workflow is aliased to the CJS build n8n itself loads
- * (see test/support/singleN8nWorkflow.mts for why).
+ * (see n8n-core-runner/singleN8nWorkflow.mts for why).
  */
 import { defineConfig } from 'vitest/config';
 
-import { n8nWorkflowSingleCopy } from './test/support/singleN8nWorkflow.mts';
+import { n8nWorkflowSingleCopy } from './n8n-core-runner/singleN8nWorkflow.mts';
 
 export default defineConfig({
 	resolve: { alias: n8nWorkflowSingleCopy },

@@ -3,6 +3,7 @@
 // execute()) and off, beside the secret floor, in alternating halves.
 //   npm run bench:election
 // Env: BENCH_ELECTION_N (deliveries per variant, default 100).
+import { webhookCredential } from '../real-n8n/fixtures.mts';
 import { fire, type LoadResult } from './load.mts';
 import { beginRun, conditionsTable, envInt, fmt, machine, print } from './report.mts';
 import { TRIGGER_SECRET, activeTriggerWorkflow, drain, event, merge, setUpHooks, signed, startTriggerN8n, voucherTriggerNode } from './triggerWorkflows.mts';
@@ -12,7 +13,7 @@ await beginRun();
 const b = await startTriggerN8n();
 try {
 	const hooks = await setUpHooks(b);
-	const cred = await b.rest.createCredential('Voucher webhooks (no election)', 'voucherServiceWebhookApi', { secret: TRIGGER_SECRET });
+	const cred = await webhookCredential(b.rest, 'Voucher webhooks (no election)', TRIGGER_SECRET);
 	const HOOK = 'b3c4d5e6-0000-4000-8000-00000noelect';
 	const withoutElection = await activeTriggerWorkflow(b, 'ours without election', voucherTriggerNode(HOOK, cred, { suppressDuplicates: false }));
 	const variants = {

@@ -1,20 +1,22 @@
-// A real n8n for the benchmarks, built from real-n8n/ (imported, not copied):
-// the cached n8n 2.41.1, a throwaway user folder, our packed package installed
-// like a manual community install, an owner account and the credentials.
+// A real n8n for the benchmarks, from real-n8n/ (imported, not copied): the cached
+// n8n 2.41.1 and startInstance (a throwaway user folder, our packed package installed
+// like a manual community install, an owner account), and the credentials.
 // Plus the in-process sandbox and a probe that counts its requests in flight.
 import { execFileSync } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
+import { ACTION_NODE, API_CREDENTIAL, sandboxApiCredential } from '../real-n8n/fixtures.mts';
+import { ensureN8nInstalled } from '../real-n8n/install.mts';
+import { startInstance, type Instance } from '../real-n8n/instance.mts';
+import { buildAndPack, removePackedTarball } from '../real-n8n/package-under-test.mts';
+import { MANUAL_START, linearWorkflow, type Execution, type N8nRest, type WorkflowJson } from '../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../sandbox/server.mts';
-import { MANUAL_START, linearWorkflow, realN8n, type Execution, type N8nRest, type RunningN8n, type WorkflowJson } from './realN8n.mts';
 import { say } from './report.mts';
 
-export const ACTION_NODE = 'n8n-nodes-voucher-service.voucherService';
-export const TRIGGER_NODE = 'n8n-nodes-voucher-service.voucherServiceTrigger';
 export const MINIMAL_TRIGGER_NODE = 'n8n-nodes-bench-minimal-trigger.minimalTrigger';
 export const MINIMAL_SECRET_TRIGGER_NODE = 'n8n-nodes-bench-minimal-trigger.minimalSecretTrigger';
 
@@ -28,11 +30,10 @@ let tarball: string | undefined;
 export async function packageTarball(): Promise<string> {
 	if (tarball) return tarball;
 	if (process.env.BENCH_TARBALL) return (tarball = process.env.BENCH_TARBALL);
-	const h = await realN8n();
-	await h.ensureN8nInstalled();
+	await ensureN8nInstalled();
 	for (let attempt = 1; ; attempt++) {
 		try {
-			tarball = h.buildAndPack({ forceBuild: attempt > 1 });
+			tarball = buildAndPack({ forceBuild: attempt > 1 });
 			break;
 		} catch (error) {
 			if (attempt >= 3) throw error;
@@ -40,7 +41,7 @@ export async function packageTarball(): Promise<string> {
 			await new Promise((r) => setTimeout(r, 5000));
 		}
 	}
-	process.once('exit', () => rmSync(dirname(tarball!), { recursive: true, force: true }));
+	process.once('exit', () => removePackedTarball(tarball!));
 	return tarball;
 }
 
@@ -58,38 +59,31 @@ export function minimalTriggerTarball(): string {
 	return (minimalTarball = join(dest, (JSON.parse(out) as Array<{ filename: string }>)[0].filename));
 }
 
-export interface BenchN8n {
-	n8n: RunningN8n;
-	rest: N8nRest;
-	stop(): Promise<void>;
-}
+export type BenchN8n = Instance;
 
 /**
  * A fresh n8n with our package (and `alsoInstall`, tarballs installed the same way);
  * `env` adds to real-n8n's environment (e.g. NODE_OPTIONS).
  */
 export async function startBenchN8n(env: Record<string, string> = {}, alsoInstall: string[] = []): Promise<BenchN8n> {
-	const h = await realN8n();
-	const pkg = await packageTarball();
-	const userFolder = h.makeUserFolder('voucher-bench-n8n-');
-	for (const tarball of [pkg, ...alsoInstall]) await h.installCommunityPackage(userFolder, tarball);
-	const t0 = Date.now();
-	const n8n = await h.startN8n({
-		userFolder,
+	let startSeconds = 0;
+	const instance = await startInstance({
+		tarballs: [await packageTarball(), ...alsoInstall],
+		folderPrefix: 'voucher-bench-n8n-',
 		// Quiet logs: per-request log lines would be part of what is measured.
 		env: { N8N_LOG_LEVEL: 'warn', ...env },
-	});
-	say(`n8n up in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${n8n.url} (pid ${n8n.pid})`);
-	const rest = new h.N8nRest(n8n.url);
-	await rest.ensureOwner(h.OWNER);
-	return {
-		n8n,
-		rest,
-		async stop() {
-			await n8n.stop();
-			if (!process.env.BENCH_KEEP_N8N_FOLDER) rmSync(userFolder, { recursive: true, force: true });
+		keepUserFolder: Boolean(process.env.BENCH_KEEP_N8N_FOLDER),
+		step: async (step, run) => {
+			const t0 = Date.now();
+			try {
+				return await run();
+			} finally {
+				if (step === 'start') startSeconds = (Date.now() - t0) / 1000;
+			}
 		},
-	};
+	});
+	say(`n8n up in ${startSeconds.toFixed(1)} s at ${instance.n8n.url} (pid ${instance.n8n.pid})`);
+	return instance;
 }
 
 export interface Credentials {
@@ -98,11 +92,7 @@ export interface Credentials {
 }
 
 export async function createApiCredentials(rest: N8nRest, sandbox: Sandbox): Promise<Credentials> {
-	const ours = await rest.createCredential('Voucher sandbox (bench)', 'voucherServiceApi', {
-		baseUrl: sandbox.url,
-		publicKey: sandbox.keys.publicKey,
-		secretKey: sandbox.keys.secretKey,
-	});
+	const ours = await sandboxApiCredential(rest, sandbox, 'Voucher sandbox (bench)');
 	const basic = await rest.createCredential('Sandbox basic auth (bench)', 'httpBasicAuth', {
 		user: sandbox.keys.publicKey,
 		password: sandbox.keys.secretKey,
@@ -251,7 +241,7 @@ function oursAfterRows(name: string, rows: number, prefix: string, creds: Creden
 	return linearWorkflow(`bench ${name} ${prefix}`, [
 		MANUAL_START,
 		rowsNode(rows, prefix, mapped),
-		{ id: name, name: MEASURED, type: ACTION_NODE, typeVersion: 1, parameters, credentials: { voucherServiceApi: creds.ours }, ...node },
+		{ id: name, name: MEASURED, type: ACTION_NODE, typeVersion: 1, parameters, credentials: { [API_CREDENTIAL]: creds.ours }, ...node },
 	]);
 }
 

@@ -20,7 +20,7 @@ import {
 	startBenchSandbox,
 	type Credentials,
 } from './instance.mts';
-import type { WorkflowJson } from './realN8n.mts';
+import type { WorkflowJson } from '../real-n8n/rest.mts';
 import { atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table } from './report.mts';
 
 const N = envInt('BENCH_MEMORY_N', 10_000);

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-import { n8nWorkflowSingleCopy } from '../test/support/singleN8nWorkflow.mts';
+import { n8nWorkflowSingleCopy } from '../n8n-core-runner/singleN8nWorkflow.mts';
 
 export default defineConfig({
 	resolve: { alias: n8nWorkflowSingleCopy },

@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { test } from 'vitest';
 
 import { startSandbox } from '../sandbox/server.mts';
-import { runNode } from '../test/support/runWorkflow.mts';
+import { runNode } from '../n8n-core-runner/runWorkflow.mts';
 
 const REFUSE = process.env.BENCH_REFUSE === '1';
 const N = Number(process.env.BENCH_ORDERS_N ?? 2000);

@@ -6,8 +6,9 @@
 // must know its secret to refuse a delivery.
 import { createHmac } from 'node:crypto';
 
-import { MINIMAL_SECRET_TRIGGER_NODE, MINIMAL_TRIGGER_NODE, TRIGGER_NODE, executionCount, minimalTriggerTarball, startBenchN8n, type BenchN8n } from './instance.mts';
-import { linearWorkflow, type WorkflowJson } from './realN8n.mts';
+import { TRIGGER_NODE, WEBHOOK_CREDENTIAL, webhookCredential } from '../real-n8n/fixtures.mts';
+import { linearWorkflow, type WorkflowJson } from '../real-n8n/rest.mts';
+import { MINIMAL_SECRET_TRIGGER_NODE, MINIMAL_TRIGGER_NODE, executionCount, minimalTriggerTarball, startBenchN8n, type BenchN8n } from './instance.mts';
 import { fmt } from './report.mts';
 import type { Delivery, LoadResult } from './load.mts';
 
@@ -42,12 +43,12 @@ export function voucherTriggerNode(webhookId: string, credential: { id: string; 
 		typeVersion: 1,
 		webhookId,
 		parameters: { events: ['ORDER_UPDATED', 'VOUCHER_UPDATED'], options: {}, ...parameters },
-		credentials: { voucherServiceWebhookApi: { id: credential.id, name: credential.name } },
+		credentials: { [WEBHOOK_CREDENTIAL]: { id: credential.id, name: credential.name } },
 	};
 }
 
 export async function setUpHooks(b: BenchN8n): Promise<Hooks> {
-	const cred = await b.rest.createCredential('Voucher webhooks (bench)', 'voucherServiceWebhookApi', { secret: TRIGGER_SECRET });
+	const cred = await webhookCredential(b.rest, 'Voucher webhooks (bench)', TRIGGER_SECRET);
 	const workflow = (name: string, trigger: WorkflowJson['nodes'][number]) => activeTriggerWorkflow(b, name, trigger);
 	const plain = await workflow('bench plain webhook', {
 		name: 'Webhook',

@@ -1,9 +1,10 @@
 // The example workflows in examples/, made ready for a given n8n: credentials
 // bound by type, the CSV path filled in. Used by `npm run dev` and the e2e suite.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 
-import { NodeHelpers } from 'n8n-workflow';
+import type * as N8nWorkflow from 'n8n-workflow';
 import type {
 	INode,
 	INodeParameters,
@@ -14,6 +15,10 @@ import type {
 
 import { REPO_ROOT } from './paths.mts';
 import type { N8nRest, WorkflowJson } from './rest.mts';
+
+// n8n-workflow's CommonJS build, the one n8n loads: its ESM build imports files without
+// their extension, which Node's own ESM loader (the demo runs under plain Node) refuses.
+const { NodeHelpers } = createRequire(import.meta.url)('n8n-workflow') as typeof N8nWorkflow;
 
 const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
 const CAMPAIGN_CSV = 'campaign-recipients.csv';

@@ -7,15 +7,7 @@
 //   ...
 //   await n8n.stop();                             // SIGTERM by pid, then SIGKILL of its group
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-	createWriteStream,
-	existsSync,
-	mkdirSync,
-	mkdtempSync,
-	readFileSync,
-	rmSync,
-	writeFileSync,
-} from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,7 +49,7 @@ export interface RunningN8n {
 	stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const srv = createServer();
 		srv.unref();
@@ -91,7 +83,7 @@ export function makeUserFolder(prefix = 'voucher-n8n-'): string {
 }
 
 /** The environment that makes n8n (of `version`) quiet, local and testable. */
-export function n8nEnv(
+function n8nEnv(
 	port: number,
 	brokerPort: number,
 	userFolder: string,
@@ -306,7 +298,7 @@ export async function installCommunityPackage(userFolder: string, tarball: strin
 	);
 }
 
-export function runCommand(
+function runCommand(
 	cmd: string,
 	args: string[],
 	cwd: string,
@@ -329,12 +321,4 @@ export function runCommand(
 				);
 		});
 	});
-}
-
-export function removeUserFolder(userFolder: string): void {
-	rmSync(userFolder, { recursive: true, force: true });
-}
-
-export function readLog(file: string): string {
-	return existsSync(file) ? readFileSync(file, 'utf8') : '';
 }

@@ -1,9 +1,9 @@
 // Builds our package (when dist is stale) and packs it with `npm pack`, so
 // n8n gets exactly what a user would install from the registry.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { REPO_ROOT } from './paths.mts';
 
 function newestMtime(path: string): number {
@@ -31,7 +31,7 @@ function oldestBuildOutput(): number {
 	return oldest;
 }
 
-export function distIsStale(): boolean {
+function distIsStale(): boolean {
 	const sources = Math.max(
 		newestMtime(join(REPO_ROOT, 'nodes')),
 		newestMtime(join(REPO_ROOT, 'credentials')),
@@ -57,4 +57,9 @@ export function buildAndPack(opts: { forceBuild?: boolean } = {}): string {
 	const out = run('npm', ['pack', '--json', '--pack-destination', dest]);
 	const [{ filename }] = JSON.parse(out) as Array<{ filename: string }>;
 	return join(dest, filename);
+}
+
+/** Removes a tarball of buildAndPack() and the temp folder it was packed into. */
+export function removePackedTarball(tarball: string): void {
+	rmSync(dirname(tarball), { recursive: true, force: true });
 }

@@ -25,7 +25,9 @@ import {
 	type RunningN8n,
 	type StartOptions,
 } from './n8n.mts';
+import { ownerSession } from './instance.mts';
 import { startRouter, type Router } from './proxy.mts';
+import type { N8nRest } from './rest.mts';
 import {
 	ensureQueueServices,
 	startPostgres,
@@ -118,6 +120,8 @@ export interface QueueCluster {
 	redis: Redis;
 	/** Where the package is installed; every process's .n8n/nodes points here. */
 	nodesDir: string;
+	/** The main process's REST API, logged in as the owner. */
+	rest: N8nRest;
 	/** Stops every n8n process, then starts them again on the same ports and folders. */
 	restart(): Promise<void>;
 	stop(): Promise<void>;
@@ -212,7 +216,7 @@ export async function startQueueCluster(opts: { tarball: string }): Promise<Queu
 	const stopAll = async () => {
 		await Promise.all([...webhooks, ...workers, main].filter(Boolean).map((p) => p.stop()));
 	};
-	const cluster: QueueCluster = {
+	const cluster: Omit<QueueCluster, 'rest'> = {
 		get main() {
 			return main;
 		},
@@ -238,9 +242,9 @@ export async function startQueueCluster(opts: { tarball: string }): Promise<Queu
 	};
 	try {
 		await startAll();
+		return Object.assign(cluster, { rest: await ownerSession(main.url) });
 	} catch (e) {
 		await cluster.stop();
 		throw e;
 	}
-	return cluster;
 }

@@ -1,25 +1,19 @@
 // The one-command demo (`npm run dev`): builds and packs this package, starts
 // the sandbox service, starts a real n8n with the package installed like a
-// community package, creates the owner account, credentials for the sandbox and
-// the example workflows, then runs until Ctrl-C and stops all it started.
+// community package and its owner account (real-n8n/instance.mts), creates
+// credentials for the sandbox and the example workflows, then runs until Ctrl-C
+// and stops all it started.
 //
 //   npm run dev [-- --port 5678] [-- --sandbox-port 4010] [-- --keep]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { importExamples, productionWebhookUrl, readExample } from '../real-n8n/examples.mts';
+import { sandboxApiCredential, webhookCredential } from '../real-n8n/fixtures.mts';
 import { ensureN8nInstalled } from '../real-n8n/install.mts';
-import {
-	freePortAvoidingDefaults,
-	installCommunityPackage,
-	portIsFree,
-	startN8n,
-	type RunningN8n,
-} from '../real-n8n/n8n.mts';
-import { buildAndPack } from '../real-n8n/package-under-test.mts';
-import { N8nRest, OWNER } from '../real-n8n/rest.mts';
+import { startInstance, type Instance, type InstanceStep } from '../real-n8n/instance.mts';
+import { freePortAvoidingDefaults, portIsFree } from '../real-n8n/n8n.mts';
+import { buildAndPack, removePackedTarball } from '../real-n8n/package-under-test.mts';
+import { OWNER } from '../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../sandbox/server.mts';
 
 const WEBHOOK_SECRET = 'whsec_demo_sandbox';
@@ -49,19 +43,17 @@ async function pickPort(wanted: number | undefined, preferred: number): Promise<
 	return (await portIsFree(preferred)) ? preferred : await freePortAvoidingDefaults();
 }
 
-let n8n: RunningN8n | undefined;
+let instance: Instance | undefined;
 let sandbox: Sandbox | undefined;
-let userFolder: string | undefined;
 let stopping = false;
 
 async function shutdown(code: number): Promise<never> {
 	if (stopping) process.exit(code);
 	stopping = true;
 	say('\nStopping …');
-	await n8n?.stop();
+	await instance?.stop();
 	await sandbox?.close();
-	if (userFolder && !args.keep) rmSync(userFolder, { recursive: true, force: true });
-	else if (userFolder) say(`Kept the n8n user folder ${userFolder}`);
+	if (instance && args.keep) say(`Kept the n8n user folder ${instance.userFolder}`);
 	say('Stopped n8n and the sandbox.');
 	process.exit(code);
 }
@@ -97,33 +89,32 @@ try {
 		}),
 	);
 
-	userFolder = mkdtempSync(join(tmpdir(), 'voucher-demo-n8n-'));
-	const filesDir = join(userFolder, 'files');
-	await step('Installing the package into n8n (.n8n/nodes, like a community package)', () =>
-		installCommunityPackage(userFolder!, tarball),
-	);
-	rmSync(join(tarball, '..'), { recursive: true, force: true });
-	n8n = await step(`Starting n8n on port ${n8nPort}`, () =>
-		startN8n({
+	const steps: Record<InstanceStep, string> = {
+		'install package': 'Installing the package into n8n (.n8n/nodes, like a community package)',
+		start: `Starting n8n on port ${n8nPort}`,
+		owner: 'Creating the owner account',
+	};
+	try {
+		instance = await startInstance({
+			tarballs: [tarball],
+			folderPrefix: 'voucher-demo-n8n-',
 			port: n8nPort,
-			userFolder,
 			echo: args.verbose,
-			// The campaign example reads its CSV from here.
-			env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir },
-		}),
-	);
-	const rest = new N8nRest(n8n.url);
-	await step('Creating the owner account', () => rest.ensureOwner(OWNER));
+			// The campaign example reads its CSV from <userFolder>/files.
+			restrictFileAccess: true,
+			keepUserFolder: args.keep,
+			step: (s, run) => step(steps[s], run),
+		});
+	} finally {
+		removePackedTarball(tarball);
+	}
+	const { n8n, rest, filesDir } = instance;
 	const credentials = await step('Creating credentials for the sandbox', async () => ({
-		voucherServiceApi: await rest.createCredential('Voucher Service account', 'voucherServiceApi', {
-			baseUrl: sandbox!.url,
-			publicKey: sandbox!.keys.publicKey,
-			secretKey: sandbox!.keys.secretKey,
-		}),
-		voucherServiceWebhookApi: await rest.createCredential(
+		voucherServiceApi: await sandboxApiCredential(rest, sandbox!, 'Voucher Service account'),
+		voucherServiceWebhookApi: await webhookCredential(
+			rest,
 			'Voucher Service webhook secret',
-			'voucherServiceWebhookApi',
-			{ secret: WEBHOOK_SECRET },
+			WEBHOOK_SECRET,
 		),
 	}));
 	const imported = await step('Importing the example workflows', () =>
@@ -141,7 +132,7 @@ Voucher Service demo is running.
 ${webhookTargets.map((t) => `                 ${t.url}`).join('\n')}
 
   workflows
-${imported.map((w) => `    ${w.active ? '●' : ' '} ${w.name.padEnd(62)} ${n8n!.url}/workflow/${w.id}`).join('\n')}
+${imported.map((w) => `    ${w.active ? '●' : ' '} ${w.name.padEnd(62)} ${n8n.url}/workflow/${w.id}`).join('\n')}
     (● active: started by webhooks)
 
 Try "Voucher campaign from a CSV file", then "Place an order that completes later"
@@ -149,6 +140,6 @@ and watch the executions of "React to finished voucher orders".
 Press Ctrl-C to stop n8n and the sandbox.`);
 } catch (error) {
 	process.stderr.write(`\n${(error as Error).stack ?? String(error)}\n`);
-	if (n8n) process.stderr.write(`\nLast lines of n8n's log:\n${n8n.logTail(30)}\n`);
+	if (instance) process.stderr.write(`\nLast lines of n8n's log:\n${instance.n8n.logTail(30)}\n`);
 	await shutdown(1);
 }

@@ -1,26 +1,17 @@
 // Runs once before the compatibility suite: installs every n8n version of the matrix
 // (real-n8n/versions.mts) that the per-user cache lacks, the missing ones at the same
-// time as each other and as the build, packs our package, installs the tarball into a
-// throwaway user folder per version the way users install it by hand
-// (`npm install --omit=peer <tarball>` in .n8n/nodes), starts each n8n on its own Node
-// with the settings it needs, and creates its owner.
+// time as each other and as the build, packs our package, and starts one n8n per version
+// with real-n8n/instance.mts: the tarball installed into a throwaway user folder the way
+// users install it by hand (`npm install --omit=peer <tarball>` in .n8n/nodes), n8n on its
+// own Node with the settings it needs, its owner created.
 //
 // COMPAT_VERSIONS=1.123.81,2.41.1 runs a part of the matrix (ids of versions.mts's rows).
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-
 import type { TestProject } from 'vitest/node';
 
-import {
-	installCommunityPackage,
-	makeUserFolder,
-	startN8n,
-	type RunningN8n,
-} from '../../real-n8n/n8n.mts';
-import { buildAndPack } from '../../real-n8n/package-under-test.mts';
 import { ensureInstalledConcurrently } from '../../real-n8n/install.mts';
+import { startInstance, type Instance } from '../../real-n8n/instance.mts';
+import { buildAndPack, removePackedTarball } from '../../real-n8n/package-under-test.mts';
 import { installDir, installedWithNode } from '../../real-n8n/paths.mts';
-import { N8nRest, OWNER } from '../../real-n8n/rest.mts';
 import { N8N_VERSIONS, versionFacts } from '../../real-n8n/versions.mts';
 
 export interface CompatInstance {
@@ -62,8 +53,8 @@ export function selectedVersions(): string[] {
 	return wanted;
 }
 
-const running: RunningN8n[] = [];
-const folders: string[] = [];
+const running: Instance[] = [];
+const keepFolders = Boolean(process.env.COMPAT_KEEP_FOLDERS);
 
 export default async function setup(project: TestProject) {
 	const timings: Record<string, number> = {};
@@ -87,15 +78,14 @@ export default async function setup(project: TestProject) {
 		instances = await Promise.all(
 			versions.map(async (version): Promise<CompatInstance> => {
 				const started = Date.now();
-				const userFolder = makeUserFolder(`voucher-compat-${version}-`);
-				folders.push(userFolder);
-				await installCommunityPackage(userFolder, tarball);
-				const n8n = await startN8n({ version, userFolder });
-				running.push(n8n);
-				const rest = new N8nRest(n8n.url, version);
-				await rest.ensureOwner(OWNER);
-				if (!rest.cookie)
-					throw new Error(`n8n ${version}: no session cookie after the owner setup`);
+				const instance = await startInstance({
+					tarballs: [tarball],
+					version,
+					folderPrefix: `voucher-compat-${version}-`,
+					keepUserFolder: keepFolders,
+				});
+				running.push(instance);
+				const { n8n, rest, userFolder } = instance;
 				timings[`start ${version}`] = since(started);
 				const node = installedWithNode(installDir(undefined, version)) ?? '?';
 				say(`n8n ${version} on Node ${node}: ${n8n.url} (log ${n8n.logFile})`);
@@ -115,7 +105,7 @@ export default async function setup(project: TestProject) {
 		await teardown();
 		throw e;
 	} finally {
-		rmSync(dirname(tarball), { recursive: true, force: true });
+		removePackedTarball(tarball);
 	}
 	project.provide('compatInstances', instances);
 	project.provide('compatTimings', timings);
@@ -124,7 +114,6 @@ export default async function setup(project: TestProject) {
 }
 
 async function teardown(): Promise<void> {
-	await Promise.all(running.map((n8n) => n8n.stop()));
-	if (process.env.COMPAT_KEEP_FOLDERS) say(`kept ${folders.join(' ')}`);
-	else for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+	await Promise.all(running.map((instance) => instance.stop()));
+	if (keepFolders) say(`kept ${running.map((instance) => instance.userFolder).join(' ')}`);
 }

@@ -15,6 +15,15 @@ import {
 	type Execution,
 	type WorkflowJson,
 } from '../../real-n8n/rest.mts';
+import {
+	ACTION_NODE,
+	ACTION_TOOL_NODE,
+	API_CREDENTIAL,
+	TRIGGER_NODE,
+	WEBHOOK_CREDENTIAL,
+	sandboxApiCredential,
+	until,
+} from '../../real-n8n/fixtures.mts';
 import { versionFacts } from '../../real-n8n/versions.mts';
 import { sign, startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import {
@@ -23,18 +32,7 @@ import {
 	toolResults,
 	type FakeOpenAi,
 } from '../e2e/fakeOpenAi.mts';
-import {
-	ACTION_NODE,
-	ACTION_TOOL_NODE,
-	API_CREDENTIAL,
-	TRIGGER_NODE,
-	WEBHOOK_CREDENTIAL,
-	postEvent,
-	sandboxApiCredential,
-	settledExecutions,
-	uniqueTriggerWorkflow,
-	until,
-} from '../e2e/helpers.mts';
+import { postEvent, settledExecutions, uniqueTriggerWorkflow } from '../e2e/helpers.mts';
 
 type Credential = { id: string; name: string };
 type Hinted = { hints?: Array<{ message: string }> };

@@ -1,23 +1,18 @@
 // Runs once before the e2e files: installs what a fresh machine lacks (n8n
-// into the per-user cache, Debian's chromium), packs our package, installs the
-// tarball into a throwaway n8n user folder like a manual community-package
-// install, starts one n8n for all files and creates its owner account.
+// into the per-user cache, Debian's chromium), packs our package and starts one
+// n8n for all files with real-n8n/instance.mts (the tarball installed into a
+// throwaway user folder like a manual community-package install, the owner
+// account created).
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 import type { TestProject } from 'vitest/node';
 
 import { ensureN8nInstalled } from '../../real-n8n/install.mts';
-import {
-	installCommunityPackage,
-	makeUserFolder,
-	startN8n,
-	type RunningN8n,
-} from '../../real-n8n/n8n.mts';
-import { buildAndPack } from '../../real-n8n/package-under-test.mts';
+import { startInstance, type Instance, type InstanceStep } from '../../real-n8n/instance.mts';
+import { buildAndPack, removePackedTarball } from '../../real-n8n/package-under-test.mts';
 import { REPO_ROOT } from '../../real-n8n/paths.mts';
-import { N8nRest, OWNER } from '../../real-n8n/rest.mts';
+import { OWNER } from '../../real-n8n/rest.mts';
 import { startRestartControl } from './restartControl.mts';
 
 declare module 'vitest' {
@@ -67,7 +62,11 @@ function ensureChromium(): Promise<void> {
 	});
 }
 
-let n8n: RunningN8n | undefined;
+/** The steps of startInstance that the timings list, by their label there. */
+const TIMED_STEPS: Partial<Record<InstanceStep, string>> = {
+	'install package': 'install tarball into .n8n/nodes',
+	start: 'n8n start',
+};
 
 export default async function setup(project: TestProject) {
 	const timings: Record<string, number> = {};
@@ -76,40 +75,31 @@ export default async function setup(project: TestProject) {
 	const chromium = timed('chromium (background)', timings, ensureChromium);
 	await timed('n8n install', timings, ensureN8nInstalled);
 	const tarball = await timed('build + npm pack', timings, () => buildAndPack());
-	const userFolder = makeUserFolder('voucher-e2e-n8n-');
-	const filesDir = join(userFolder, 'files');
-	let cookie = '';
+	let instance: Instance;
 	try {
-		await timed('install tarball into .n8n/nodes', timings, () =>
-			installCommunityPackage(userFolder, tarball),
-		);
-		n8n = await timed('n8n start', timings, () =>
-			startN8n({ userFolder, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } }),
-		);
-		say(`n8n ${n8n.url} (pid ${n8n.pid}, user folder ${userFolder}, log ${n8n.logFile})`);
-		const rest = new N8nRest(n8n.url);
-		await rest.ensureOwner(OWNER);
-		cookie = rest.cookie;
-		if (!cookie) throw new Error('no session cookie after setting up the owner');
-	} catch (e) {
-		await n8n?.stop();
-		rmSync(userFolder, { recursive: true, force: true });
-		throw e;
+		instance = await startInstance({
+			tarballs: [tarball],
+			folderPrefix: 'voucher-e2e-n8n-',
+			restrictFileAccess: true,
+			keepUserFolder: Boolean(process.env.E2E_KEEP_N8N_FOLDER),
+			step: (step, run) => {
+				const label = TIMED_STEPS[step];
+				return label ? timed(label, timings, run) : run();
+			},
+		});
 	} finally {
-		rmSync(dirname(tarball), { recursive: true, force: true });
+		removePackedTarball(tarball);
 	}
+	const { n8n, rest, userFolder, filesDir } = instance;
+	say(`n8n ${n8n.url} (pid ${n8n.pid}, user folder ${userFolder}, log ${n8n.logFile})`);
 	await chromium.catch((e) => say(`chromium unavailable: ${(e as Error).message}`));
-	const control = await startRestartControl(async () => {
-		const port = n8n!.port;
-		await n8n!.stop();
-		n8n = await startN8n({ userFolder, port, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } });
-	});
+	const control = await startRestartControl(() => instance.restart());
 
 	project.provide('n8nUrl', n8n.url);
 	project.provide('n8nUserFolder', userFolder);
 	project.provide('n8nFilesDir', filesDir);
 	project.provide('owner', OWNER);
-	project.provide('ownerCookie', cookie);
+	project.provide('ownerCookie', rest.cookie);
 	project.provide('timings', timings);
 	project.provide('webhookUrls', [n8n.url]);
 	project.provide('restartUrl', control.url);
@@ -118,9 +108,8 @@ export default async function setup(project: TestProject) {
 	return async () => {
 		const t0 = Date.now();
 		await control.close();
-		await n8n?.stop();
+		await instance.stop();
 		say(`n8n stopped in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 		if (process.env.E2E_KEEP_N8N_FOLDER) say(`kept ${userFolder}`);
-		else rmSync(userFolder, { recursive: true, force: true });
 	};
 }

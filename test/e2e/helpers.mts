@@ -6,33 +6,22 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 
 import { N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
-import { sign, type Sandbox } from '../../sandbox/server.mts';
+import { sign } from '../../sandbox/server.mts';
 
-export const API_CREDENTIAL = 'voucherServiceApi';
-export const WEBHOOK_CREDENTIAL = 'voucherServiceWebhookApi';
-export const ACTION_NODE = 'n8n-nodes-voucher-service.voucherService';
-/** The action node as n8n names it when it is added to an AI Agent as a tool. */
-export const ACTION_TOOL_NODE = `${ACTION_NODE}Tool`;
-export const TRIGGER_NODE = 'n8n-nodes-voucher-service.voucherServiceTrigger';
+// The e2e files take the shared fixtures from here, with the helpers below.
+export {
+	ACTION_NODE,
+	ACTION_TOOL_NODE,
+	API_CREDENTIAL,
+	TRIGGER_NODE,
+	WEBHOOK_CREDENTIAL,
+	sandboxApiCredential,
+	until,
+} from '../../real-n8n/fixtures.mts';
 
 const WORKFLOW_DIR = fileURLToPath(new URL('./workflows/', import.meta.url));
 
 export const n8nUrl = (): string => inject('n8nUrl');
-
-/** Our API credential in n8n, pointed at `sandbox` with its keys, plus any other fields (e.g. maxOrderTotal). */
-export async function sandboxApiCredential(
-	rest: N8nRest,
-	sandbox: Sandbox,
-	name: string,
-	fields: Record<string, unknown> = {},
-) {
-	return await rest.createCredential(name, API_CREDENTIAL, {
-		baseUrl: sandbox.url,
-		publicKey: sandbox.keys.publicKey,
-		secretKey: sandbox.keys.secretKey,
-		...fields,
-	});
-}
 
 /** A REST client with the owner's session (set up by global-setup.mts). */
 export async function ownerClient(): Promise<N8nRest> {
@@ -86,20 +75,6 @@ export function uniqueTriggerWorkflow(
 	trigger.id = randomUUID();
 	wf.name = `${name} ${trigger.webhookId}`;
 	return wf;
-}
-
-export async function until<T>(
-	what: string,
-	fn: () => T | undefined | Promise<T | undefined>,
-	timeoutMs = 30_000,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const v = await fn();
-		if (v !== undefined && v !== false) return v as T;
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 200));
-	}
 }
 
 /** Base URLs that serve production webhooks: n8n itself, or each webhook process in queue mode. */

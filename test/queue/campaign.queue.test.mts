@@ -12,7 +12,8 @@ import {
 	type WorkflowJson,
 } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { ACTION_NODE, ownerClient, sandboxApiCredential } from '../e2e/helpers.mts';
+import { ACTION_NODE, sandboxApiCredential } from '../../real-n8n/fixtures.mts';
+import { ownerClient } from '../e2e/helpers.mts';
 
 const ROWS = 1000;
 

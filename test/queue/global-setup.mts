@@ -2,19 +2,16 @@
 // (n8n into the per-user cache; Debian's redis-server; the embedded
 // PostgreSQL 17 is a dev dependency), packs our package, starts PostgreSQL,
 // Redis and n8n in queue mode (one main process, two workers, two webhook
-// processes, a router in front; real-n8n/queue.mts) and
-// creates the owner account. It provides what test/e2e's files inject, so the
+// processes, a router in front; real-n8n/queue.mts, which also creates the
+// owner account). It provides what test/e2e's files inject, so the
 // same files run against the cluster: REST calls go to the main process,
 // production webhooks to the webhook processes, executions run on workers.
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-
 import type { TestProject } from 'vitest/node';
 
 import { ensureN8nInstalled } from '../../real-n8n/install.mts';
-import { buildAndPack } from '../../real-n8n/package-under-test.mts';
+import { buildAndPack, removePackedTarball } from '../../real-n8n/package-under-test.mts';
 import { startQueueCluster, type QueueCluster } from '../../real-n8n/queue.mts';
-import { N8nRest, OWNER } from '../../real-n8n/rest.mts';
+import { OWNER } from '../../real-n8n/rest.mts';
 import { startRestartControl } from '../e2e/restartControl.mts';
 
 declare module 'vitest' {
@@ -40,11 +37,8 @@ export default async function setup(project: TestProject) {
 	try {
 		cluster = await startQueueCluster({ tarball });
 	} finally {
-		rmSync(dirname(tarball), { recursive: true, force: true });
+		removePackedTarball(tarball);
 	}
-	const rest = new N8nRest(cluster.main.url);
-	await rest.ensureOwner(OWNER);
-	if (!rest.cookie) throw new Error('no session cookie after setting up the owner');
 	say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; main ${cluster.main.url}`);
 	const control = await startRestartControl(() => cluster!.restart());
 
@@ -52,7 +46,7 @@ export default async function setup(project: TestProject) {
 	project.provide('n8nUserFolder', cluster.main.userFolder);
 	project.provide('n8nFilesDir', `${cluster.main.userFolder}/files`);
 	project.provide('owner', OWNER);
-	project.provide('ownerCookie', rest.cookie);
+	project.provide('ownerCookie', cluster.rest.cookie);
 	project.provide('timings', {});
 	project.provide(
 		'webhookUrls',

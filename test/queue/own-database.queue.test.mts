@@ -10,13 +10,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readExample } from '../../real-n8n/examples.mts';
 import { installDir } from '../../real-n8n/paths.mts';
 import { type N8nRest } from '../../real-n8n/rest.mts';
-import {
-	WEBHOOK_CREDENTIAL,
-	ownerClient,
-	postEvent,
-	settledExecutions,
-	webhookUrls,
-} from '../e2e/helpers.mts';
+import { WEBHOOK_CREDENTIAL } from '../../real-n8n/fixtures.mts';
+import { ownerClient, postEvent, settledExecutions, webhookUrls } from '../e2e/helpers.mts';
 
 const SECRET = 'whsec_queue_own_db';
 const EVENTS = 10;

@@ -7,13 +7,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { type N8nRest } from '../../real-n8n/rest.mts';
-import {
-	WEBHOOK_CREDENTIAL,
-	ownerClient,
-	postEvent,
-	uniqueTriggerWorkflow,
-	webhookUrls,
-} from '../e2e/helpers.mts';
+import { WEBHOOK_CREDENTIAL } from '../../real-n8n/fixtures.mts';
+import { ownerClient, postEvent, uniqueTriggerWorkflow, webhookUrls } from '../e2e/helpers.mts';
 
 const SECRET = 'whsec_queue_router';
 

@@ -4,9 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import { until } from '../../real-n8n/fixtures.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { postDownload, startReceiver, waitFor } from './helpers.mts';
+import { postDownload, startReceiver } from './helpers.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -63,7 +64,7 @@ describe('admin endpoints', () => {
 			expect((await admin('POST', 'vouchers/1000000001/balance', { balance: 99 })).status).toBe(
 				200,
 			);
-			await waitFor(() => r.hits.length === 1);
+			await until('one hit', () => r.hits.length === 1);
 			expect(JSON.parse(r.hits[0].raw.toString()).data).toMatchObject({
 				serialNumber: 1_000_000_001,
 				balance: 99,
@@ -110,7 +111,8 @@ describe('npm run sandbox (main.ts)', () => {
 		let out = '';
 		child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
 		try {
-			const url = await waitFor(
+			const url = await until(
+				'the sandbox to print its URL',
 				() =>
 					out.includes('VCH-SLOW-FAILED') && /Voucher service sandbox: (http:\S+)/.exec(out)?.[1],
 			);

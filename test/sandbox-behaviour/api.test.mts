@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import { basicAuth } from '../../real-n8n/fixtures.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { basic, call, download, postDownload, postRecipients, recipients } from './helpers.mts';
+import { call, download, postDownload, postRecipients, recipients } from './helpers.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -30,7 +31,7 @@ describe('authentication', () => {
 		async (method, path, body) => {
 			for (const auth of [
 				null,
-				basic({ publicKey: 'pk_test_sandbox', secretKey: 'wrong' }),
+				basicAuth({ publicKey: 'pk_test_sandbox', secretKey: 'wrong' }),
 				'Bearer sk_test_sandbox',
 				'Basic !!!',
 			]) {
@@ -43,7 +44,7 @@ describe('authentication', () => {
 	);
 
 	it.each(ENDPOINTS)('%s %s answers 403 text to the read-only pair', async (method, path, body) => {
-		const res = await call(sbx, method, path, body, basic(sbx.forbiddenKeys));
+		const res = await call(sbx, method, path, body, basicAuth(sbx.forbiddenKeys));
 		expect(res.status).toBe(403);
 		expect(res.text).toBe('Forbidden');
 		expect(sbx.state.orders.size).toBe(0);
@@ -51,7 +52,7 @@ describe('authentication', () => {
 
 	it('logs the public key of each request and never the secret', async () => {
 		await call(sbx, 'GET', '/v2/countries');
-		await call(sbx, 'GET', '/v2/countries', undefined, basic(sbx.forbiddenKeys));
+		await call(sbx, 'GET', '/v2/countries', undefined, basicAuth(sbx.forbiddenKeys));
 		await call(sbx, 'GET', '/v2/countries', undefined, null);
 		expect(sbx.state.requests.map((r) => [r.publicKey, r.status])).toEqual([
 			['pk_test_sandbox', 200],

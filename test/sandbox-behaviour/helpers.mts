@@ -1,18 +1,10 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 
+import { basicAuth } from '../../real-n8n/fixtures.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-
-export interface Keys {
-	publicKey: string;
-	secretKey: string;
-}
-
-export const basic = (keys: Keys) =>
-	`Basic ${Buffer.from(`${keys.publicKey}:${keys.secretKey}`).toString('base64')}`;
 
 export interface ApiResponse {
 	status: number;
@@ -28,7 +20,7 @@ export async function call(
 	method: 'GET' | 'POST',
 	path: string,
 	body?: unknown,
-	auth: string | null = basic(sbx.keys),
+	auth: string | null = basicAuth(sbx.keys),
 ): Promise<ApiResponse> {
 	const res = await request(sbx.url + path, {
 		method,
@@ -72,19 +64,6 @@ export const recipients = (over: Record<string, unknown> = {}) => ({
 	],
 	...over,
 });
-
-export async function waitFor<T>(
-	probe: () => T | undefined | false,
-	timeoutMs = 10_000,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = probe();
-		if (value) return value;
-		if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-		await sleep(10);
-	}
-}
 
 export interface Hit {
 	raw: Buffer;

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import { until } from '../../real-n8n/fixtures.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { call, download, postDownload, recipients, waitFor } from './helpers.mts';
+import { call, download, postDownload, recipients } from './helpers.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -28,7 +29,10 @@ async function postAndSettle(path: string, body: { reference: string; productCod
 	expect(meanwhile.body.data.status).toBe('PROCESSING');
 	expect('vouchers' in meanwhile.body.data).toBe(false);
 
-	await waitFor(() => sbx.state.orders.get(body.reference)?.status !== 'PROCESSING');
+	await until(
+		'the order to leave PROCESSING',
+		() => sbx.state.orders.get(body.reference)?.status !== 'PROCESSING',
+	);
 	const settled = await call(sbx, 'GET', `/v2/orders/${body.reference}`);
 	expect(settled.body.statusCode).toBe('00');
 	return settled.body.data;
@@ -133,7 +137,10 @@ describe('processing and reset', () => {
 		try {
 			const started = Date.now();
 			await postDownload(sbx, { reference: 'slow', productCode: 'VCH-SLOW-COMPLETED' });
-			await waitFor(() => sbx.state.orders.get('slow')?.status === 'COMPLETED');
+			await until(
+				'the slow order to complete',
+				() => sbx.state.orders.get('slow')?.status === 'COMPLETED',
+			);
 			expect(Date.now() - started).toBeGreaterThanOrEqual(390);
 		} finally {
 			sbx.configure({ processingDelayMs: 150 });

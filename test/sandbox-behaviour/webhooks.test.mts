@@ -2,9 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { until } from '../../real-n8n/fixtures.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { call, postDownload, postRecipients, startReceiver, waitFor } from './helpers.mts';
+import { call, postDownload, postRecipients, startReceiver } from './helpers.mts';
 import type { Hit } from './helpers.mts';
 
 const SECRET = 'whsec_sandbox_test_ä';
@@ -54,7 +55,7 @@ describe('ORDER_UPDATED', () => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
 		const order = await slowOrder();
-		await waitFor(() => r.hits.length === 1);
+		await until('one hit', () => r.hits.length === 1);
 		const [hit] = r.hits;
 		expect(hit.headers['content-type']).toBe('application/json');
 		expect(hit.headers.signature).toMatch(/^[0-9a-f]{128}$/);
@@ -70,7 +71,7 @@ describe('ORDER_UPDATED', () => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
 		await slowOrder(postDownload, { quantity: 2, pin: '9876' });
-		await waitFor(() => r.hits.length === 1);
+		await until('one hit', () => r.hits.length === 1);
 		const { vouchers } = event(r.hits[0]).data;
 		expect(vouchers).toHaveLength(2);
 		for (const v of vouchers) {
@@ -91,7 +92,7 @@ describe('ORDER_UPDATED', () => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
 		await slowOrder(postRecipients);
-		await waitFor(() => r.hits.length === 1);
+		await until('one hit', () => r.hits.length === 1);
 		for (const v of event(r.hits[0]).data.vouchers) {
 			expect(v).toMatchObject({
 				pin: null,
@@ -107,7 +108,7 @@ describe('ORDER_UPDATED', () => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
 		await postDownload(sbx, { productCode: `VCH-SLOW-${outcome}` });
-		await waitFor(() => r.hits.length === 1);
+		await until('one hit', () => r.hits.length === 1);
 		const data = event(r.hits[0]).data;
 		expect(data.status).toBe(outcome);
 		expect('vouchers' in data).toBe(false);
@@ -118,7 +119,7 @@ describe('ORDER_UPDATED', () => {
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
 		await postDownload(sbx);
 		await slowOrder();
-		await waitFor(() => r.hits.length === 1);
+		await until('one hit', () => r.hits.length === 1);
 		await sleep(200);
 		expect(r.hits).toHaveLength(1);
 	});
@@ -129,7 +130,9 @@ describe('delivery and retry', () => {
 		const r = await receiver(() => 500);
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
 		await slowOrder();
-		await waitFor(() => sbx.state.deliveries.some((d) => d.outcome === 'gave-up'));
+		await until('a delivery that gave up', () =>
+			sbx.state.deliveries.some((d) => d.outcome === 'gave-up'),
+		);
 		await sleep(3000 * TIME_FACTOR * 60); // a further 180 ms: a sixth attempt would have arrived by now
 		expect(r.hits).toHaveLength(5);
 		expect(sbx.state.deliveries.map((d) => [d.attempt, d.status, d.outcome])).toEqual([
@@ -156,7 +159,7 @@ describe('delivery and retry', () => {
 			const r = await receiver(() => status);
 			sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
 			await slowOrder();
-			await waitFor(() => sbx.state.deliveries.length === 1);
+			await until('one delivery', () => sbx.state.deliveries.length === 1);
 			await sleep(400); // past the first retry delay of 180 ms
 			expect(r.hits).toHaveLength(1);
 			expect(sbx.state.deliveries).toHaveLength(1);
@@ -168,7 +171,9 @@ describe('delivery and retry', () => {
 		const r = await receiver((i) => (i < 2 ? 503 : 200));
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
 		await slowOrder();
-		await waitFor(() => sbx.state.deliveries.some((d) => d.outcome === 'delivered'));
+		await until('a delivered event', () =>
+			sbx.state.deliveries.some((d) => d.outcome === 'delivered'),
+		);
 		await sleep(900);
 		expect(sbx.state.deliveries.map((d) => d.outcome)).toEqual(['retry', 'retry', 'delivered']);
 	});
@@ -177,7 +182,7 @@ describe('delivery and retry', () => {
 		const r = await receiver((i) => (i === 0 ? 'hang' : 200));
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET }] });
 		await slowOrder();
-		await waitFor(() => sbx.state.deliveries.length === 2);
+		await until('two deliveries', () => sbx.state.deliveries.length === 2);
 		expect(sbx.state.deliveries[0]).toMatchObject({
 			status: null,
 			error: expect.any(String),
@@ -192,7 +197,7 @@ describe('delivery and retry', () => {
 		await r.close();
 		sbx.configure({ webhooks: [{ url: deadUrl, secret: SECRET }] });
 		await slowOrder();
-		await waitFor(() => sbx.state.deliveries.length === 2);
+		await until('two deliveries', () => sbx.state.deliveries.length === 2);
 		expect(sbx.state.deliveries.map((d) => [d.status, d.outcome])).toEqual([
 			[null, 'retry'],
 			[null, 'retry'],
@@ -204,7 +209,7 @@ describe('delivery and retry', () => {
 		const r = await receiver();
 		sbx.configure({ webhooks: [{ url: r.url, secret: SECRET, duplicates: 3 }] });
 		await slowOrder();
-		await waitFor(() => r.hits.length === 3);
+		await until('three hits', () => r.hits.length === 3);
 		await sleep(100);
 		expect(r.hits).toHaveLength(3);
 		expect(new Set(r.hits.map((h) => h.raw.toString('hex'))).size).toBe(1);
@@ -223,7 +228,10 @@ describe('delivery and retry', () => {
 		});
 		await slowOrder();
 		sbx.emitVoucherUpdate(1_000_000_001, 10);
-		await waitFor(() => orders.hits.length === 1 && vouchers.hits.length === 1);
+		await until(
+			'one hit on each receiver',
+			() => orders.hits.length === 1 && vouchers.hits.length === 1,
+		);
 		await sleep(100);
 		expect(orders.hits.map((h) => event(h).type)).toEqual(['ORDER_UPDATED']);
 		expect(vouchers.hits.map((h) => event(h).type)).toEqual(['VOUCHER_UPDATED']);
@@ -239,7 +247,7 @@ describe('VOUCHER_UPDATED', () => {
 		const res = await postRecipients(sbx);
 		const [voucher] = res.body.data.vouchers;
 		sbx.emitVoucherUpdate(voucher.serial, 120.5);
-		await waitFor(() => r.hits.length === 1);
+		await until('one hit', () => r.hits.length === 1);
 		const body = event(r.hits[0]);
 		expect(body).toEqual({
 			type: 'VOUCHER_UPDATED',

@@ -1,26 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-
 import { request } from 'undici';
 
+import { basicAuth, until } from '../../real-n8n/fixtures.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline) throw new Error('Timed out waiting for the sandbox');
-		await sleep(20);
-	}
-}
-
-function basicAuth(sb: Sandbox): string {
-	const { publicKey, secretKey } = sb.keys;
-	return `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}`;
-}
 
 async function post(sb: Sandbox, path: string, body: object): Promise<void> {
 	const res = await request(`${sb.url}${path}`, {
 		method: 'POST',
-		headers: { authorization: basicAuth(sb), 'content-type': 'application/json' },
+		headers: { authorization: basicAuth(sb.keys), 'content-type': 'application/json' },
 		body: JSON.stringify(body),
 	});
 	const text = await res.body.text();
@@ -56,9 +42,13 @@ export async function postRecipientOrder(sb: Sandbox, productCode: string): Prom
 
 /** Waits until `count` attempts were made and none is waiting for a retry. */
 export async function settledDeliveries(sb: Sandbox, count: number) {
-	await waitFor(() => {
-		const { deliveries } = sb.state;
-		return deliveries.length >= count && deliveries.every((d) => d.outcome !== 'retry');
-	});
+	await until(
+		`${count} settled deliveries`,
+		() => {
+			const { deliveries } = sb.state;
+			return deliveries.length >= count && deliveries.every((d) => d.outcome !== 'retry');
+		},
+		5000,
+	);
 	return sb.state.deliveries;
 }

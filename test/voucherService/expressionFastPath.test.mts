@@ -22,7 +22,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
-import { ensureN8nRuntime } from '../support/n8nRuntime.mts';
+import { ensureN8nRuntime } from '../../n8n-core-runner/n8nRuntime.mts';
 import {
 	chain,
 	disposeN8nRuntime,
@@ -31,7 +31,7 @@ import {
 	runWorkflow,
 	startNode,
 	workflowNode,
-} from '../support/runWorkflow.mts';
+} from '../../n8n-core-runner/runWorkflow.mts';
 import {
 	apiRequests,
 	credentialFor,

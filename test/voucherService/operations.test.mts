@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { runLoadOptions } from '../support/runWorkflow.mts';
+import { runLoadOptions } from '../../n8n-core-runner/runWorkflow.mts';
 import { DEFAULT_OPTIONS } from '../../sandbox/options.mts';
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
 import {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 import { createNodeAsTool } from 'n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool';
 
-import { packageNodeTypeName, workflowNode } from '../support/runWorkflow.mts';
+import { packageNodeTypeName, workflowNode } from '../../n8n-core-runner/runWorkflow.mts';
 import { issuedSecrets, leakedSecrets } from '../support/secrets.mts';
 import {
 	apiRequests,

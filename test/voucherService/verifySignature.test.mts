@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { VoucherServiceWebhookApi } from '../../credentials/VoucherServiceWebhookApi.credentials';
 import { signPayload } from '../../nodes/voucherServiceApi/signature';
-import { runNode } from '../support/runWorkflow.mts';
+import { runNode } from '../../n8n-core-runner/runWorkflow.mts';
 import { voucherNode } from './voucherNodeRunner.mts';
 
 const SECRET = 'whsec-for-this-url';

@@ -17,7 +17,7 @@ import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentia
 import { VoucherService } from '../../nodes/VoucherService/VoucherService.node';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox, SandboxOptions } from '../../sandbox/server.mts';
-import { runNode } from '../support/runWorkflow.mts';
+import { runNode } from '../../n8n-core-runner/runWorkflow.mts';
 
 export const voucherNode = new VoucherService();
 

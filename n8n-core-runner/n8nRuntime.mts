@@ -25,7 +25,7 @@ const localRequire = createRequire(import.meta.url);
 const coreRequire = createRequire(localRequire.resolve('n8n-core'));
 
 /** This package's name; n8n registers our nodes as '<package>.<node name>'. */
-export const PACKAGE_NAME = (localRequire('../../package.json') as { name: string }).name;
+export const PACKAGE_NAME = (localRequire('../package.json') as { name: string }).name;
 
 /** What n8n-core itself gets from `require('n8n-workflow')` (the CJS build). */
 const cjsWorkflow = coreRequire('n8n-workflow') as typeof n8nWorkflow;
@@ -43,7 +43,7 @@ function assertSingleN8nWorkflowCopy(): void {
 		throw new Error(
 			'Two copies of n8n-workflow are loaded (ESM for test/node code, CJS for n8n-core), ' +
 				'so instanceof checks on n8n errors differ from n8n. Use a vitest config that ' +
-				'aliases n8n-workflow to its CJS build: see test/support/singleN8nWorkflow.mts.',
+				'aliases n8n-workflow to its CJS build: see n8n-core-runner/singleN8nWorkflow.mts.',
 		);
 	}
 }

@@ -31,7 +31,7 @@ import {
 	type RunNodeOptions,
 	startNode,
 	workflowNode,
-} from './runWorkflow.mts';
+} from '../../n8n-core-runner/runWorkflow.mts';
 
 class TestEchoApi implements ICredentialType {
 	name = 'testEchoApi';

@@ -1,6 +1,6 @@
 /**
- * The vitest alias that tests using test/support/runWorkflow.mts need (vitest.config.mts
- * spreads it into `resolve.alias`).
+ * The vitest alias that whatever uses n8n-core-runner/runWorkflow.mts needs: the unit tests
+ * (vitest.config.mts spreads it into `resolve.alias`) and bench/perItem.config.mts.
  *
  * n8n-workflow ships ESM and CJS builds. n8n-core (CJS) always gets the CJS
  * one, and so does a community node inside n8n. Without this alias, vitest

@@ -8,7 +8,7 @@
  * local server). Modelled on n8n's own NodeTestHarness
  * (packages/core/nodes-testing), minus its nock/JSON-fixture layer.
  *
- * Requires the vitest alias in test/support/singleN8nWorkflow.mts (see n8nRuntime.mts).
+ * Requires the vitest alias in n8n-core-runner/singleN8nWorkflow.mts (see n8nRuntime.mts).
  */
 import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import {
