@@ -85,6 +85,8 @@ export interface OrderResult {
 	waitTimedOut?: boolean;
 	/** Found under the reference, but listed no vouchers to compare with the request. */
 	unverified?: boolean;
+	/** Found by looking the reference up after a create whose answer was lost or refused. */
+	foundByLookup?: boolean;
 }
 
 /** One valid row of a sheet: one recipient of one campaign. */

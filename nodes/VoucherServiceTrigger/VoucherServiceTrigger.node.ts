@@ -18,7 +18,13 @@ import {
 	type WebhookEvent,
 } from '../voucherServiceApi/signature';
 import { voucherServiceWebhookSecretTest } from '../voucherServiceApi/webhookSecretTest';
-import { claimInExecution, hasSeen, processStore, recordFirstSighting } from './deduplication';
+import {
+	claimInExecution,
+	hasSeen,
+	IN_FLIGHT_MS,
+	processStore,
+	recordFirstSighting,
+} from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
 import { SecretCache } from './secretCache';
@@ -151,7 +157,7 @@ function isKnownDuplicate(this: IWebhookFunctions, key: string | undefined): boo
 	// A cheap first filter: copies that reach this process at once, and events whose
 	// executions already saved them in static data. execute() holds the real check.
 	const persisted = hasSeen(this.getWorkflowStaticData('node'), key, now);
-	return persisted || !recordFirstSighting(processStore(scope), key, now);
+	return persisted || !recordFirstSighting(processStore(scope), key, now, IN_FLIGHT_MS);
 }
 
 function toItem(

@@ -15,29 +15,47 @@ import {
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
 export const MAX_ENTRIES = 5000;
 
+/*
+ * How long this process's memory holds a key. It only has to cover copies that arrive at
+ * the same moment, before any execution has saved the key. It must end well before the
+ * service's first retry (3 minutes): if n8n fails to start the execution after webhook()
+ * accepted a delivery, it answers 5xx, and that retry must run, not be taken for a copy.
+ */
+export const IN_FLIGHT_MS = 60 * 1000;
+
 type Entry = [key: string, seenAt: number];
 
-function liveEntries(store: IDataObject, now: number): Entry[] {
+function liveEntries(store: IDataObject, now: number, retentionMs: number): Entry[] {
 	const seen = store.seen;
 	if (typeof seen !== 'object' || seen === null || Array.isArray(seen)) return [];
 	return Object.entries(seen).filter(
-		(entry): entry is Entry => typeof entry[1] === 'number' && now - entry[1] < RETENTION_MS,
+		(entry): entry is Entry => typeof entry[1] === 'number' && now - entry[1] < retentionMs,
 	);
 }
 
-export function hasSeen(store: IDataObject, key: string, now: number): boolean {
+export function hasSeen(
+	store: IDataObject,
+	key: string,
+	now: number,
+	retentionMs = RETENTION_MS,
+): boolean {
 	const seenAt = (store.seen as IDataObject | undefined)?.[key];
-	return typeof seenAt === 'number' && now - seenAt < RETENTION_MS;
+	return typeof seenAt === 'number' && now - seenAt < retentionMs;
 }
 
 /**
  * Records `key` and tells whether it is new. The whole map is assigned back to `store` so
  * n8n's change tracking on workflow static data sees the write and persists it.
  */
-export function recordFirstSighting(store: IDataObject, key: string, now: number): boolean {
-	if (hasSeen(store, key, now)) return false;
+export function recordFirstSighting(
+	store: IDataObject,
+	key: string,
+	now: number,
+	retentionMs = RETENTION_MS,
+): boolean {
+	if (hasSeen(store, key, now, retentionMs)) return false;
 	// Keys are appended as they are seen, so insertion order is age order: the cap drops the oldest.
-	const live = liveEntries(store, now);
+	const live = liveEntries(store, now, retentionMs);
 	live.push([key, now]);
 	store.seen = Object.fromEntries(live.slice(-MAX_ENTRIES));
 	return true;

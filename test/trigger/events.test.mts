@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
 	MAX_ENTRIES,
+	IN_FLIGHT_MS,
 	RETENTION_MS,
 	hasSeen,
 	recordFirstSighting,
@@ -77,5 +78,15 @@ describe('recordFirstSighting', () => {
 	it('ignores a corrupted memory instead of failing', () => {
 		expect(recordFirstSighting({ seen: 'garbage' }, 'k', 0)).toBe(true);
 		expect(recordFirstSighting({ seen: { k: 'yesterday' } }, 'k', 0)).toBe(true);
+	});
+});
+
+describe('process memory', () => {
+	it("holds a key only for the in-flight window, so the service's first retry (3 minutes) is never taken for a copy", () => {
+		const store = {};
+		expect(recordFirstSighting(store, 'k', 0, IN_FLIGHT_MS)).toBe(true);
+		expect(recordFirstSighting(store, 'k', IN_FLIGHT_MS - 1, IN_FLIGHT_MS)).toBe(false);
+		expect(IN_FLIGHT_MS).toBeLessThan(3 * 60 * 1000);
+		expect(recordFirstSighting(store, 'k', 3 * 60 * 1000, IN_FLIGHT_MS)).toBe(true);
 	});
 });

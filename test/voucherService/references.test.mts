@@ -305,3 +305,17 @@ describe('an answer that is not the order asked for', () => {
 		expect(asOrder(client, order, 'mine', 0)).toBe(order);
 	});
 });
+
+describe('If Reference Exists from an expression', () => {
+	it('a value that is neither choice is refused, naming the option, and nothing is sent', async () => {
+		const run = await runVoucher(
+			sandbox,
+			download(uniqueReference('ire'), { options: { ifReferenceExists: '={{ "Fail" }}' } }),
+			{ continueOnFail: true },
+		);
+		expect(errorOf(run.json[0])).toBe(
+			'Item 0: the option "If Reference Exists" must be "returnExisting" or "fail"',
+		);
+		expect(apiRequests(sandbox)).toHaveLength(0);
+	});
+});

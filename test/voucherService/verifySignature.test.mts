@@ -3,16 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { VoucherServiceWebhookApi } from '../../credentials/VoucherServiceWebhookApi.credentials';
 import { signPayload } from '../../nodes/voucherServiceApi/signature';
 import { runNode } from '../../n8n-core-runner/runWorkflow.mts';
-import { voucherNode } from './voucherNodeRunner.mts';
+import { voucherNode, voucherToolNode } from './voucherNodeRunner.mts';
 
 const SECRET = 'whsec-for-this-url';
 const body =
 	'{"type":"ORDER_UPDATED","data":{"orderNumber":"SBX-ORD-1","reference":"r-1","status":"FAILED"}}';
 
 /** Webhook → Verify Signature inside a real n8n-core run, with only the webhook credential set. */
-async function verify(items: Array<{ body: string; signature?: string }>) {
+async function verify(items: Array<{ body: string; signature?: string }>, asTool = false) {
 	const result = await runNode({
-		nodeType: voucherNode,
+		nodeType: asTool ? voucherToolNode : voucherNode,
 		credentialTypes: [new VoucherServiceWebhookApi()],
 		credentials: { voucherServiceWebhookApi: { secret: SECRET } },
 		parameters: {
@@ -51,5 +51,28 @@ describe('Webhook → Verify Signature in a workflow', () => {
 		// Signed but not an event: valid, and no event to pass on.
 		expect(out[6]).toEqual({ valid: true });
 		expect(JSON.stringify(out)).not.toContain(SECRET);
+	});
+});
+
+describe('Webhook → Verify Signature as an AI Agent tool', () => {
+	it("gives the agent the event without the vouchers' codes and PINs", async () => {
+		const withCodes = JSON.stringify({
+			type: 'ORDER_UPDATED',
+			data: {
+				orderNumber: 'SBX-ORD-2',
+				reference: 'r-2',
+				status: 'COMPLETED',
+				vouchers: [{ serial: 7001, value: 500, code: 'SBX-CODE-9F3A', pin: '4821' }],
+			},
+		});
+		const item = { body: withCodes, signature: signPayload(withCodes, SECRET) };
+		const [asTool] = await verify([item], true);
+		expect(asTool).toMatchObject({
+			valid: true,
+			event: { data: { codesWithheld: true, vouchers: [{ serial: 7001, value: 500 }] } },
+		});
+		expect(JSON.stringify(asTool)).not.toMatch(/SBX-CODE-9F3A|4821/);
+		const [inWorkflow] = await verify([item]);
+		expect(JSON.stringify(inWorkflow)).toContain('SBX-CODE-9F3A');
 	});
 });

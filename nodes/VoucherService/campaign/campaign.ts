@@ -18,6 +18,7 @@ import { dryRunHint } from '../purchase/dryRunHint';
 import { waitForTerminalStatus } from '../purchase/orderLookup';
 import { orderTotalKobo, recipientOrderRequest } from '../purchase/orderRequest';
 import { placeOrder } from '../purchase/placeOrder';
+import { OutcomeUnknownError } from '../purchase/safeCreate';
 import { SPENDING_LIMIT_ADVICE, spendingLimitProblem } from '../purchase/spendingGuard';
 import { campaignOrderReference, discoverCampaignOrders } from './discovery';
 import { narrationHint } from './narrationHint';
@@ -58,9 +59,14 @@ const withoutItemPrefix = (message: string) => message.replace(/^Item \d+: /, ''
  */
 function rowsNotBought(node: INode, rows: CampaignRow[], reference: string, error: unknown) {
 	const { message, description } = asNodeError(node, error);
+	// "not bought" would be a guess here, and a user who believes it may buy again elsewhere.
+	const what =
+		error instanceof OutcomeUnknownError
+			? `outcome unknown: order ${reference} may or may not have been bought`
+			: `not bought: order ${reference} failed`;
 	return rows.map((row) =>
 		rowFailure(node, row, [
-			`not bought: order ${reference} failed: ${withoutItemPrefix(message)}`,
+			`${what}: ${withoutItemPrefix(message)}`,
 			description ?? 'No voucher was bought for this row.',
 		]),
 	);
@@ -186,7 +192,7 @@ function newOrderJob(
 				return rowsNotBought(node, rows, reference, error);
 			}
 			const vouchers = vouchersOfRows(result.order, rows);
-			const proven = result.alreadyExisted && recipientsOf(result.order) === 'known';
+			const proven = result.foundByLookup && recipientsOf(result.order) === 'known';
 			return rows.map((row, index): ItemOutcome => {
 				// After an unanswered create the order found should be ours; prove it row by row.
 				if (proven && !vouchers[index]) {

@@ -16,6 +16,68 @@ import { matchOrder, referenceTakenError } from './orderMatch';
  *   orderMatch.ts); an order that differs is an error;
  * - not found (`04`): a transient failure is retried with backoff, a refusal is reported.
  */
+/**
+ * A create whose outcome could not be settled: it may have bought the order or not. Said
+ * apart from "not bought", so nobody buys again under a new reference; the same reference is
+ * safe, as the next run looks it up first.
+ */
+export class OutcomeUnknownError extends NodeOperationError {}
+
+function outcomeUnknown(
+	client: VoucherApiClient,
+	itemIndex: number,
+	reference: string,
+	why: string,
+): OutcomeUnknownError {
+	return new OutcomeUnknownError(
+		client.node,
+		`Item ${itemIndex}: whether order "${reference}" was bought is unknown`,
+		{
+			itemIndex,
+			description: `${why} Run the workflow again with the same Reference: it finds the order if it exists and buys it only if it does not. Do not change the Reference, or it may be bought twice.`,
+		},
+	);
+}
+
+/** The create's answer as the order; an answer that is not the order leaves the outcome unknown. */
+function createdOrder(
+	client: VoucherApiClient,
+	data: unknown,
+	reference: string,
+	itemIndex: number,
+) {
+	try {
+		return asOrder(client, data, reference, itemIndex);
+	} catch (error) {
+		const { description } = error as NodeOperationError;
+		throw outcomeUnknown(
+			client,
+			itemIndex,
+			reference,
+			`The service accepted the create, but its answer is not the order. ${description ?? ''}`,
+		);
+	}
+}
+
+/** The order under the reference after an unclear create; a look-up that fails leaves the outcome unknown. */
+async function lookUpAfterUnclearCreate(
+	client: VoucherApiClient,
+	reference: string,
+	itemIndex: number,
+	createError: Error,
+) {
+	try {
+		return await findOrder(client, reference, itemIndex);
+	} catch (lookupError) {
+		throw outcomeUnknown(
+			client,
+			itemIndex,
+			reference,
+			`The create got "${createError.message}", and the look-up that would tell got "${(lookupError as Error).message}".`,
+		);
+	}
+}
+
 export async function createOrderSafely(
 	client: VoucherApiClient,
 	{ itemIndex, request }: PlannedOrder,
@@ -23,19 +85,16 @@ export async function createOrderSafely(
 ): Promise<OrderResult> {
 	const { reference } = request.body;
 	for (let attempt = 1; ; attempt++) {
+		let answer: unknown;
 		try {
-			const envelope = await client.send({
-				method: 'POST',
-				path: request.path,
-				body: request.body,
-				itemIndex,
-			});
-			return { order: asOrder(client, envelope.data, reference, itemIndex), alreadyExisted: false };
+			answer = (
+				await client.send({ method: 'POST', path: request.path, body: request.body, itemIndex })
+			).data;
 		} catch (error) {
 			if (!isVoucherApiError(error) || error.kind === 'auth' || error.kind === 'notFound') {
 				throw asNodeError(client.node, error);
 			}
-			const existing = await findOrder(client, reference, itemIndex);
+			const existing = await lookUpAfterUnclearCreate(client, reference, itemIndex, error);
 			if (existing) {
 				const match = matchOrder(existing, request);
 				if (match.kind === 'mismatch') {
@@ -59,6 +118,7 @@ export async function createOrderSafely(
 				return {
 					order: existing,
 					alreadyExisted: predatesRun,
+					foundByLookup: true,
 					...(match.kind === 'unverified' ? { unverified: true } : {}),
 				};
 			}
@@ -66,6 +126,8 @@ export async function createOrderSafely(
 				throw asNodeError(client.node, error);
 			}
 			await wait(error.retryAfterMs ?? backoffDelay(CREATE_RETRY, attempt));
+			continue;
 		}
+		return { order: createdOrder(client, answer, reference, itemIndex), alreadyExisted: false };
 	}
 }

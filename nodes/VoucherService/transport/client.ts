@@ -201,7 +201,7 @@ export class VoucherApiClient {
 				});
 			}
 			throw fail({
-				kind: 'rejected',
+				kind: 'unreadable',
 				httpCode: http,
 				message: `The voucher service sent an unexpected answer (HTTP ${http})`,
 				description: 'The answer was not the JSON envelope the API documents.',

@@ -8,6 +8,7 @@ export type FailureKind =
 	| 'rateLimited' // HTTP 429
 	| 'auth' // HTTP 401 / 403
 	| 'notFound' // HTTP 404
+	| 'unreadable' // an answer that is not the envelope: whether it was processed cannot be told
 	| 'rejected'; // an envelope with a statusCode other than 00
 
 /**
@@ -53,7 +54,7 @@ export class VoucherApiError extends NodeApiError {
 
 	/** True when the request may have been processed although no answer arrived. */
 	get outcomeUnknown(): boolean {
-		return this.kind === 'network' || this.kind === 'server';
+		return this.kind === 'network' || this.kind === 'server' || this.kind === 'unreadable';
 	}
 }
 

@@ -138,6 +138,13 @@ function readWaitTimeoutMs(node: INode, itemIndex: number, value: unknown): numb
 	return seconds * 1000;
 }
 
+/** An expression that gives neither choice (e.g. "Fail" in another case) is refused, not guessed. */
+function readIfReferenceExists(node: INode, itemIndex: number, value: unknown): IfReferenceExists {
+	if (value === undefined || value === null || value === '') return 'returnExisting';
+	if (value === 'returnExisting' || value === 'fail') return value;
+	throw invalidOption(node, itemIndex, 'If Reference Exists', value, '"returnExisting" or "fail"');
+}
+
 /** Every create option of one item, checked: a bad one throws an error naming the item and the option. */
 export function createSettingsOf(
 	node: INode,
@@ -147,7 +154,7 @@ export function createSettingsOf(
 ): CreateSettings {
 	return {
 		dryRun: options.dryRun === true,
-		ifReferenceExists: (options.ifReferenceExists as IfReferenceExists) ?? 'returnExisting',
+		ifReferenceExists: readIfReferenceExists(node, itemIndex, options.ifReferenceExists),
 		limitKobo: tightestLimitKobo([
 			readLimitKobo(node, itemIndex, 'credential', credentialLimit),
 			readLimitKobo(node, itemIndex, 'node', options.maxOrderTotal),

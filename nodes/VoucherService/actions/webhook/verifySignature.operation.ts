@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { WEBHOOK_CREDENTIAL } from '../../../voucherServiceApi/credentials';
 import { openDelivery } from '../../../voucherServiceApi/signature';
+import { runsAsAgentTool, withoutCodes } from '../../shared/agentTool';
 
 const show = { show: { resource: ['webhook'], operation: ['verifySignature'] } };
 
@@ -73,6 +74,16 @@ async function readRawBody(this: IExecuteFunctions, itemIndex: number): Promise<
 	return await this.helpers.getBinaryDataBuffer(itemIndex, property);
 }
 
+/** The event's data with its vouchers' codes and PINs left out, marked as withheld. */
+function withoutVoucherCodes(data: IDataObject): IDataObject {
+	if (!Array.isArray(data.vouchers)) return data;
+	return {
+		...data,
+		vouchers: (data.vouchers as IDataObject[]).map(withoutCodes),
+		codesWithheld: true,
+	};
+}
+
 /**
  * `valid` says whether the signature matches; `event` is there only when it does and the
  * body is an event ({ type, data }), parsed from the verified bytes.
@@ -84,6 +95,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const delivery = openDelivery(rawBody, header, secret);
 	if (delivery.status === 'verified') {
 		const { type, data } = delivery.event;
+		// A download order's event carries voucher codes and PINs: an AI agent never gets them.
+		if (runsAsAgentTool(this.getNode())) {
+			return { valid: true, event: { type, data: withoutVoucherCodes(data as IDataObject) } };
+		}
 		return { valid: true, event: { type, data: data as IDataObject } };
 	}
 	return { valid: delivery.status === 'malformed' };
