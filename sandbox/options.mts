@@ -15,6 +15,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	orderNotFoundHttpStatus: 200,
 	templates: TEMPLATES.map(({ id, name, screenshotUrl }) => ({ id, name, screenshotUrl })),
 	initialBalanceNgn: 50_000_000,
+	walletCurrencies: ['NGN', 'USD'],
 	deliveryTimeoutMs: 10_000,
 	log: () => {},
 });
@@ -129,6 +130,12 @@ export function applyOptions(
 				break;
 			case 'templates':
 				check(Array.isArray(v), 'templates must be an array');
+				break;
+			case 'walletCurrencies':
+				check(
+					Array.isArray(v) && v.every((c) => typeof c === 'string'),
+					'walletCurrencies must be an array of strings',
+				);
 				break;
 			case 'log':
 				check(typeof v === 'function', 'log must be a function');

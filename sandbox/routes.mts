@@ -12,6 +12,8 @@ export interface ApiContext {
 	issuer: Issuer;
 	orderNotFoundHttpStatus(): number;
 	templates(): Array<{ id: string; name: string; screenshotUrl: string }>;
+	/** The currencies GET /v2/transactions/wallets lists, in order; NGN ones follow the ledger. */
+	walletCurrencies(): string[];
 	/** Called once an order is committed, to start processing of PROCESSING orders. */
 	onCommitted(order: SandboxOrder): void;
 }
@@ -67,10 +69,12 @@ function getVoucherStatus(ctx: ApiContext, rawCode: string): Reply {
 }
 
 const wallets = (ctx: ApiContext): Reply =>
-	ok([
-		{ balance: toNaira(balanceKobo(ctx.state.ledger)), currency: 'NGN' },
-		{ balance: 0, currency: 'USD' },
-	]);
+	ok(
+		ctx.walletCurrencies().map((currency) => ({
+			balance: currency === 'NGN' ? toNaira(balanceKobo(ctx.state.ledger)) : 0,
+			currency,
+		})),
+	);
 
 /** The seven /v2 endpoints, for an already authenticated caller. */
 export function routeApi(ctx: ApiContext, req: ApiRequest): Reply {

@@ -172,6 +172,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				issuer,
 				orderNotFoundHttpStatus: () => opts.orderNotFoundHttpStatus,
 				templates: () => opts.templates,
+				walletCurrencies: () => opts.walletCurrencies,
 				onCommitted,
 			},
 			{ method, path, body, isJson },

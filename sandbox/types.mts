@@ -122,6 +122,8 @@ export interface SandboxOptions {
 	/** The template list GET /v2/orders/templates answers; the catalogue's by default. The spec types ids as strings. */
 	templates?: Array<{ id: string; name: string; screenshotUrl: string }>;
 	initialBalanceNgn?: number;
+	/** The wallets GET /v2/transactions/wallets lists, by currency, in order (NGN, USD by default). Every NGN one shows the ledger's balance; others 0. */
+	walletCurrencies?: string[];
 	deliveryTimeoutMs?: number;
 	log?: (line: string) => void;
 }

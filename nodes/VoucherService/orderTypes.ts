@@ -56,6 +56,17 @@ export interface CreateSettings {
 	waitTimeoutMs: number;
 }
 
+/**
+ * The checks on a whole run, read from item 0 (one setting per run): Maximum Total per Run
+ * and Check Wallet Balance First.
+ */
+export interface RunSpending {
+	/** Read the NGN wallet before the first create and buy nothing if it does not cover the run. */
+	checkWallet: boolean;
+	/** Maximum Total per Run in kobo; undefined: none. */
+	runLimitKobo: number | undefined;
+}
+
 /** How an order becomes output items. */
 export interface OrderOutput {
 	mode: 'order' | 'voucher';
@@ -105,7 +116,7 @@ export interface CampaignRow {
 }
 
 /** The campaign settings of a run, read from item 0 (one setting per run). */
-export interface CampaignSettings extends CreateSettings {
+export interface CampaignSettings extends CreateSettings, RunSpending {
 	recipientsPerOrder: number;
 }
 

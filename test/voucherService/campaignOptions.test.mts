@@ -48,7 +48,7 @@ describe('options that are not whole or positive numbers', () => {
 			const run = await runCampaign(uniqueReference('per-bad'), sheet(2), {
 				recipientsPerOrder: value,
 			});
-			expect(run.posts + run.gets).toBe(0);
+			expect(run.posts + run.gets + run.walletReads).toBe(0);
 			expect(run.error?.message).toBe(
 				'Item 0: the option "Recipients per Order" must be a whole number of 1 or more',
 			);
@@ -94,7 +94,7 @@ describe('a recipient column that is not in the input', () => {
 				extra: { emailField: 'E-mail' },
 			},
 		);
-		expect(run.posts + run.gets).toBe(0);
+		expect(run.posts + run.gets + run.walletReads).toBe(0);
 		expect(run.error?.message).toBe('Item 3: column "E-mail" not found in the input item');
 		expect(run.error?.description).toMatch(
 			/"Email Column" names it\. The item's columns are: firstName, lastName, amount\./,

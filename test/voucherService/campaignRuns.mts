@@ -15,6 +15,9 @@ import {
 } from './voucherNodeRunner.mts';
 import type { RunVoucherOptions } from './voucherNodeRunner.mts';
 
+/** Check Wallet Balance First reads this, once per run that would buy. */
+export const WALLETS = '/v2/transactions/wallets';
+
 /** The stopping rule's window: MAX_CONCURRENCY_LIMIT consecutive misses. */
 export const DISCOVERY_MISSES = 32;
 
@@ -58,6 +61,9 @@ const campaign = (base: string, options: INodeParameters = {}, extra: INodeParam
 export async function campaignSandboxForThisFile() {
 	const sandbox = await sandboxForThisFile({ processingDelayMs: PROCESSING_DELAY_MS });
 
+	const orderReads = () =>
+		apiRequests(sandbox, 'GET').filter((entry) => !entry.path.startsWith(WALLETS));
+
 	async function runCampaign(
 		base: string,
 		rows: IDataObject[],
@@ -65,7 +71,8 @@ export async function campaignSandboxForThisFile() {
 		run: RunVoucherOptions & { extra?: INodeParameters } = {},
 	) {
 		const posts = apiRequests(sandbox, 'POST').length;
-		const gets = apiRequests(sandbox, 'GET').length;
+		const gets = orderReads().length;
+		const walletReads = apiRequests(sandbox, 'GET', WALLETS).length;
 		const result = await runVoucher(sandbox, campaign(base, options, run.extra), {
 			items: rows,
 			...run,
@@ -73,7 +80,9 @@ export async function campaignSandboxForThisFile() {
 		return {
 			...result,
 			posts: apiRequests(sandbox, 'POST').length - posts,
-			gets: apiRequests(sandbox, 'GET').length - gets,
+			/** Order look-ups (discovery, waits); the wallet read of Check Wallet Balance First is counted apart. */
+			gets: orderReads().length - gets,
+			walletReads: apiRequests(sandbox, 'GET', WALLETS).length - walletReads,
 		};
 	}
 

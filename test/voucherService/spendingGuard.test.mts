@@ -56,7 +56,7 @@ describe('spending limits, read strictly', () => {
 			{ maxOrderTotal: 100_000 },
 			{ credential: { maxOrderTotal: 'NGN 5000' as unknown as number } },
 		);
-		expect(run.posts + run.gets).toBe(0);
+		expect(run.posts + run.gets + run.walletReads).toBe(0);
 		expect(run.error?.message).toBe(
 			`Item 0: the credential's "Maximum Order Total (NGN)" is not a number of 0 or more`,
 		);

@@ -16,10 +16,17 @@ import type {
 } from '../orderTypes';
 import { dryRunHint } from '../purchase/dryRunHint';
 import { waitForTerminalStatus } from '../purchase/orderLookup';
-import { orderTotalKobo, recipientOrderRequest } from '../purchase/orderRequest';
+import { orderTotalKobo, ordersTotalKobo, recipientOrderRequest } from '../purchase/orderRequest';
 import { placeOrder } from '../purchase/placeOrder';
 import { OutcomeUnknownError } from '../purchase/safeCreate';
-import { SPENDING_LIMIT_ADVICE, spendingLimitProblem } from '../purchase/spendingGuard';
+import {
+	RUN_LIMIT_ADVICE,
+	SPENDING_LIMIT_ADVICE,
+	runLimitProblem,
+	spendingLimitProblem,
+} from '../purchase/spendingGuard';
+import { checkWallet, uncheckedWalletHint, walletRefusals } from '../purchase/walletCheck';
+import type { WalletCheck } from '../purchase/walletCheck';
 import { campaignOrderReference, discoverCampaignOrders } from './discovery';
 import { narrationHint } from './narrationHint';
 import { chunkNewRows, reconcile, recipientsOf, vouchersOfRows } from './reconciliation';
@@ -212,6 +219,54 @@ function newOrderJob(
 }
 
 /**
+ * The run-wide checks on a campaign's new orders, all of them together after reconciliation:
+ * Maximum Total per Run, then Check Wallet Balance First. A run that fails either buys
+ * nothing: its new rows are settled as errors and `newOrders` is emptied. A dry run is told
+ * the wallet's answer in its hint instead of being refused by it.
+ */
+async function checkRunSpending(
+	client: VoucherApiClient,
+	plan: ItemPlan,
+	newOrders: NewOrder[],
+	settings: CampaignSettings,
+): Promise<WalletCheck | undefined> {
+	const { node } = client;
+	const rows = newOrders.flatMap((newOrder) => newOrder.rows);
+	const refuseAll = (outcomes: ItemOutcome[]) => {
+		plan.settled.push(...outcomes);
+		newOrders.length = 0;
+	};
+	const totalKobo = ordersTotalKobo(newOrders.map(({ order }) => order.request));
+	const overRun = runLimitProblem(totalKobo, settings.runLimitKobo);
+	if (overRun) {
+		const why: [string, string] = [
+			`not bought: ${overRun}`,
+			`${RUN_LIMIT_ADVICE} The limit applies to all new orders of the run together, so nothing of it was bought.`,
+		];
+		refuseAll(rows.map((row) => rowFailure(node, row, why)));
+		return undefined;
+	}
+	if (!settings.checkWallet || rows.length === 0) return undefined;
+	let wallet: WalletCheck;
+	try {
+		wallet = await checkWallet(client, totalKobo, rows[0].itemIndex);
+	} catch (error) {
+		refuseAll(rows.map((row) => ({ itemIndex: row.itemIndex, error })));
+		return undefined;
+	}
+	if (wallet.kind === 'short' && !settings.dryRun) {
+		refuseAll(
+			walletRefusals(
+				node,
+				wallet,
+				rows.map((row) => row.itemIndex),
+			),
+		);
+	}
+	return wallet;
+}
+
+/**
  * Create for Recipients with recipients from input items: every row is one recipient, rows
  * with the same base reference are one campaign. Existing orders of each campaign are found
  * and matched row by row before anything is bought; only rows whose recipient does not hold
@@ -291,6 +346,8 @@ export async function planCampaign(
 		}
 	}
 
+	const wallet = await checkRunSpending(client, plan, newOrders, settings);
+	const walletHint = wallet?.kind === 'unchecked' ? uncheckedWalletHint(wallet.why) : undefined;
 	const narration = narrationHint(chunked, perOrder);
 	if (settings.dryRun) {
 		for (const { rows, order } of newOrders) {
@@ -302,10 +359,17 @@ export async function planCampaign(
 				});
 			}
 		}
-		plan.hints = hintsOf(dryRunHint(newOrders.map(({ order }) => order.request)), narration);
+		plan.hints = hintsOf(
+			dryRunHint(
+				newOrders.map(({ order }) => order.request),
+				wallet,
+			),
+			walletHint,
+			narration,
+		);
 		return plan;
 	}
-	plan.hints = hintsOf(narration);
+	plan.hints = hintsOf(walletHint, narration);
 	const progress: { failedReference?: string } = {};
 	plan.jobs = newOrders.map((newOrder) => newOrderJob(client, newOrder, settings, progress));
 	return plan;

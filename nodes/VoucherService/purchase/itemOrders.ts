@@ -1,16 +1,20 @@
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemOutcome, ItemPlan, RunSettings } from '../actions/types';
 import type { VoucherApiClient } from '../transport/client';
 import { mapWithConcurrency } from '../shared/concurrency';
+import { formatNaira } from '../shared/money';
 import { orderItems } from '../shared/orderOutput';
-import type { CreateSettings, ItemOrder, PlannedOrder } from '../orderTypes';
+import type { CreateSettings, ItemOrder, PlannedOrder, RunSpending } from '../orderTypes';
 import { dryRunHint } from './dryRunHint';
 import { findOrder } from './orderLookup';
 import { matchOrder, referenceTakenError } from './orderMatch';
-import { voucherCount } from './orderRequest';
+import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderRequest';
 import { checkSpending, placeOrder } from './placeOrder';
+import { RUN_LIMIT_ADVICE, runLimitProblem } from './spendingGuard';
+import { checkWallet, uncheckedWalletHint, walletRefusals } from './walletCheck';
+import type { WalletCheck } from './walletCheck';
 
 type Preview = ItemOutcome & { wouldBuy?: boolean };
 
@@ -78,6 +82,26 @@ function sharedReferenceError(
 	);
 }
 
+/**
+ * Maximum Total per Run on single orders: items are taken in input order, and one that would
+ * take the run's total past the limit is refused (nothing is sent for it); later items that
+ * still fit go on. Every order that would be sent counts, also one whose reference may exist.
+ */
+function runLimitError(
+	node: INode,
+	itemIndex: number,
+	orderKobo: number,
+	runKobo: number,
+	limitKobo: number | undefined,
+): NodeOperationError | undefined {
+	const problem = runLimitProblem(runKobo + orderKobo, limitKobo);
+	if (!problem) return undefined;
+	return new NodeOperationError(node, `Item ${itemIndex}: not sent: ${problem}`, {
+		itemIndex,
+		description: `This order of ${formatNaira(orderKobo)} comes after ${formatNaira(runKobo)} of earlier items of this run. ${RUN_LIMIT_ADVICE}`,
+	});
+}
+
 /** An item as its operation read it: the order it asks for, or why it cannot be read. */
 export type ReadItemOrder = ItemOrder | { itemIndex: number; error: unknown };
 
@@ -91,11 +115,14 @@ export async function planItemOrders(
 	client: VoucherApiClient,
 	items: ReadItemOrder[],
 	run: RunSettings,
+	spending: RunSpending,
 ): Promise<ItemPlan> {
 	const { node } = client;
 	const plan: ItemPlan = { settled: [], jobs: [] };
 	const previews: ItemOrder[] = [];
+	const toBuy: ItemOrder[] = [];
 	const firstItemOf = new Map<string, number>();
+	let runKobo = 0;
 	for (const item of items) {
 		const { itemIndex } = item;
 		try {
@@ -106,30 +133,70 @@ export async function planItemOrders(
 				throw sharedReferenceError(node, itemIndex, reference, firstItem);
 			firstItemOf.set(referenceKey(reference), itemIndex);
 			checkSpending(node, item, item.settings.limitKobo);
+			const orderKobo = orderTotalKobo(item.request);
+			const overRun = runLimitError(node, itemIndex, orderKobo, runKobo, spending.runLimitKobo);
+			if (overRun) throw overRun;
+			runKobo += orderKobo;
 		} catch (error) {
 			plan.settled.push({ itemIndex, error });
 			continue;
 		}
-		if (item.settings.dryRun) {
-			previews.push(item);
-			continue;
-		}
-		plan.jobs.push({
-			itemIndexes: [itemIndex],
-			run: async () => [
-				{ itemIndex, json: orderItems(await placeOrder(client, item, item.settings), item.output) },
-			],
-		});
+		(item.settings.dryRun ? previews : toBuy).push(item);
 	}
+	const hints: NodeExecutionHint[] = [];
+	let outcomes: Preview[] = [];
 	if (previews.length > 0) {
-		const outcomes = await mapWithConcurrency(
+		outcomes = await mapWithConcurrency(
 			previews.length,
 			run.concurrency,
 			async (index) => await preview(client, previews[index], previews[index].settings),
 		);
 		plan.settled.push(...outcomes);
-		const wouldBuy = previews.filter((_, index) => outcomes[index].wouldBuy);
-		plan.hints = [dryRunHint(wouldBuy.map(({ request }) => request))];
 	}
+	const wouldBuy = previews.filter((_, index) => outcomes[index].wouldBuy);
+	// One wallet read for the run: the orders a real run sends, or those a dry run would buy.
+	const checked = toBuy.length > 0 ? toBuy : wouldBuy;
+	let wallet: WalletCheck | undefined;
+	if (spending.checkWallet && checked.length > 0) {
+		try {
+			const totalKobo = ordersTotalKobo(checked.map(({ request }) => request));
+			wallet = await checkWallet(client, totalKobo, checked[0].itemIndex);
+		} catch (error) {
+			if (toBuy.length === 0) {
+				const message = error instanceof Error ? error.message : String(error);
+				hints.push(uncheckedWalletHint(`the wallets could not be read (${message})`));
+			}
+			plan.settled.push(...toBuy.map(({ itemIndex }) => ({ itemIndex, error })));
+			toBuy.length = 0;
+		}
+	}
+	if (previews.length > 0)
+		hints.push(
+			dryRunHint(
+				wouldBuy.map(({ request }) => request),
+				wallet,
+			),
+		);
+	if (wallet?.kind === 'unchecked') hints.push(uncheckedWalletHint(wallet.why));
+	if (wallet?.kind === 'short' && toBuy.length > 0) {
+		plan.settled.push(
+			...walletRefusals(
+				node,
+				wallet,
+				toBuy.map(({ itemIndex }) => itemIndex),
+			),
+		);
+		toBuy.length = 0;
+	}
+	plan.jobs = toBuy.map((item) => ({
+		itemIndexes: [item.itemIndex],
+		run: async () => [
+			{
+				itemIndex: item.itemIndex,
+				json: orderItems(await placeOrder(client, item, item.settings), item.output),
+			},
+		],
+	}));
+	if (hints.length > 0) plan.hints = hints;
 	return plan;
 }

@@ -44,3 +44,8 @@ export function voucherCount(request: OrderRequest): number {
 export function orderTotalKobo(request: OrderRequest): number {
 	return (toKobo(request.body.amount) ?? Number.NaN) * voucherCount(request);
 }
+
+/** What these orders cost together before coupons: the dry run's total and the run's. */
+export function ordersTotalKobo(requests: OrderRequest[]): number {
+	return requests.reduce((sum, request) => sum + orderTotalKobo(request), 0);
+}

@@ -4,9 +4,13 @@ import type { INode } from 'n8n-workflow';
 import { formatNaira, toKobo } from '../shared/money';
 
 const MAX_ORDER_TOTAL_LABEL = 'Maximum Order Total (NGN)';
+const MAX_RUN_TOTAL_LABEL = 'Maximum Total per Run (NGN)';
 
-/** Where a spending limit was set: they are read and checked alike, but named apart in errors. */
-export type LimitSource = 'credential' | 'node';
+/**
+ * Where a spending limit was set: they are read and checked alike, but named apart in errors.
+ * `run` is the node's Maximum Total per Run; the others are Maximum Order Total.
+ */
+export type LimitSource = 'credential' | 'node' | 'run';
 
 /** A limit as numeric text (an expression or a variable can give a string); no separators, no currency. */
 const LIMIT_TEXT = /^\d+(\.\d+)?$/;
@@ -31,9 +35,10 @@ export function readLimitKobo(
 				: Number.NaN;
 	if (!Number.isFinite(naira) || naira < 0) {
 		const where = source === 'credential' ? "the credential's" : "the node's";
+		const label = source === 'run' ? MAX_RUN_TOTAL_LABEL : MAX_ORDER_TOTAL_LABEL;
 		throw new NodeOperationError(
 			node,
-			`Item ${itemIndex}: ${where} "${MAX_ORDER_TOTAL_LABEL}" is not a number of 0 or more`,
+			`Item ${itemIndex}: ${where} "${label}" is not a number of 0 or more`,
 			{
 				itemIndex,
 				description: `It is ${JSON.stringify(String(value)).slice(0, 60)}. Nothing was sent. Write the limit as a plain number of Naira (e.g. 5000), or 0 for no limit${source === 'credential' ? ' on the credential' : ' on the node'}.`,
@@ -76,3 +81,14 @@ export function assertWithinSpendingLimit(
 		description: SPENDING_LIMIT_ADVICE,
 	});
 }
+
+/** Why a run's total is refused, or undefined when it is within Maximum Total per Run. */
+export function runLimitProblem(
+	totalKobo: number,
+	limitKobo: number | undefined,
+): string | undefined {
+	if (limitKobo === undefined || totalKobo <= limitKobo) return undefined;
+	return `the run's new orders would total ${formatNaira(totalKobo)}, above the maximum total per run of ${formatNaira(limitKobo)}`;
+}
+
+export const RUN_LIMIT_ADVICE = `Nothing was sent for it. Raise "${MAX_RUN_TOTAL_LABEL}" on the node if this spend is intended, or buy for fewer rows per run.`;

@@ -22,7 +22,7 @@ import type { ExecutionParameters } from '../../shared/parameters';
 import type { OrderRequest } from '../../orderTypes';
 import { downloadOrderSchema, validate } from '../../shared/validation';
 import type { ItemPlan, RunSettings } from '../types';
-import { createOptionsField, createSettingsOf } from './createOptions';
+import { createOptionsField, createSettingsOf, runSpendingOf } from './createOptions';
 
 const properties: INodeProperties[] = [
 	referenceField(
@@ -109,10 +109,15 @@ export async function plan(
 	run: RunSettings,
 ): Promise<ItemPlan> {
 	const credentialLimit = await readCredentialLimit(this);
+	const spending = runSpendingOf(
+		this.getNode(),
+		this.getNodeParameter('options', 0, {}) as IDataObject,
+		false,
+	);
 	const items = this.getInputData().map((_, itemIndex) =>
 		readItemOrder(this, itemIndex, credentialLimit, (parameters) =>
 			readRequest(parameters, itemIndex),
 		),
 	);
-	return await planItemOrders(client, items, run);
+	return await planItemOrders(client, items, run, spending);
 }

@@ -23,7 +23,12 @@ import { executionParameters, readCredentialLimit, readOrderFields } from '../..
 import type { ExecutionParameters } from '../../shared/parameters';
 import { recipientOrderSchema, validate } from '../../shared/validation';
 import type { ItemPlan, RunSettings } from '../types';
-import { campaignOptionsField, campaignSettingsOf, createOptionsField } from './createOptions';
+import {
+	campaignOptionsField,
+	campaignSettingsOf,
+	createOptionsField,
+	runSpendingOf,
+} from './createOptions';
 import { readItemOrder } from './create.operation';
 
 const fromInputItems = { show: { recipientsSource: ['inputItems'] } };
@@ -220,10 +225,12 @@ export async function plan(
 		const rows = this.getInputData().map((_, itemIndex) => readCampaignRow(this, itemIndex));
 		return await planCampaign(client, rows, settings, run);
 	}
+	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const spending = runSpendingOf(this.getNode(), options, false);
 	const items = this.getInputData().map((_, itemIndex) =>
 		readItemOrder(this, itemIndex, credentialLimit, (parameters) =>
 			readRequest(this, parameters, itemIndex),
 		),
 	);
-	return await planItemOrders(client, items, run);
+	return await planItemOrders(client, items, run, spending);
 }

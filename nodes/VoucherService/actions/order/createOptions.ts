@@ -3,7 +3,12 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
 import { readLimitKobo, tightestLimitKobo } from '../../purchase/spendingGuard';
-import type { CampaignSettings, CreateSettings, IfReferenceExists } from '../../orderTypes';
+import type {
+	CampaignSettings,
+	CreateSettings,
+	IfReferenceExists,
+	RunSpending,
+} from '../../orderTypes';
 
 const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
 
@@ -57,6 +62,25 @@ const waitTimeoutOption: INodeProperties = {
 		'How long to wait for a final status. On timeout the PROCESSING order is output with waitTimedOut: true.',
 };
 
+const checkWalletOption: INodeProperties = {
+	displayName: 'Check Wallet Balance First',
+	name: 'checkWallet',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether to read the NGN wallet before the first order of the run and buy nothing if its balance does not cover the run's total. A check, not a reservation: another spender can still use the balance in between.",
+};
+
+const maxRunTotalOption: INodeProperties = {
+	displayName: 'Maximum Total per Run (NGN)',
+	name: 'maxRunTotal',
+	type: 'number',
+	default: 0,
+	typeOptions: { minValue: 0, numberPrecision: 2 },
+	description:
+		'Refuse what would take the new orders of this run above this total, before sending it. 0 means no limit. Each execution (and each AI Agent tool call) is a run of its own.',
+};
+
 /** Recipients per order when a campaign is split; the spec publishes no maximum. */
 const DEFAULT_RECIPIENTS_PER_ORDER = 100;
 
@@ -71,10 +95,12 @@ const optionsCollection = (options: INodeProperties[]): INodeProperties => ({
 
 /** Options of Create, and of Create for Recipients with recipients entered in the node. */
 export const createOptionsField = optionsCollection([
+	checkWalletOption,
 	concurrencyOption,
 	dryRunOption,
 	ifReferenceExistsOption,
 	maxOrderTotalOption,
+	maxRunTotalOption,
 	waitForCompletionOption,
 	waitTimeoutOption,
 ]);
@@ -85,9 +111,11 @@ export const createOptionsField = optionsCollection([
  * order that is still PROCESSING, so it is shown even when new orders are not waited for.
  */
 export const campaignOptionsField = optionsCollection([
+	{ ...checkWalletOption, default: true },
 	concurrencyOption,
 	dryRunOption,
 	maxOrderTotalOption,
+	maxRunTotalOption,
 	{
 		displayName: 'Recipients per Order',
 		name: 'recipientsPerOrder',
@@ -164,6 +192,22 @@ export function createSettingsOf(
 	};
 }
 
+/**
+ * The run-wide checks, from item 0's options (one setting per run). Check Wallet Balance
+ * First is on by default for a campaign and off for single orders.
+ */
+export function runSpendingOf(
+	node: INode,
+	options: IDataObject,
+	checkWalletByDefault: boolean,
+): RunSpending {
+	return {
+		checkWallet:
+			options.checkWallet === undefined ? checkWalletByDefault : options.checkWallet === true,
+		runLimitKobo: readLimitKobo(node, 0, 'run', options.maxRunTotal),
+	};
+}
+
 /** A campaign's options (item 0's: one setting per run), with Recipients per Order a whole number ≥ 1. */
 export function campaignSettingsOf(
 	node: INode,
@@ -176,5 +220,5 @@ export function campaignSettingsOf(
 	if (!Number.isSafeInteger(perOrder) || perOrder < 1) {
 		throw invalidOption(node, 0, 'Recipients per Order', value, 'a whole number of 1 or more');
 	}
-	return { ...settings, recipientsPerOrder: perOrder };
+	return { ...settings, ...runSpendingOf(node, options, true), recipientsPerOrder: perOrder };
 }

@@ -1,0 +1,100 @@
+import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { ItemOutcome } from '../actions/types';
+import type { VoucherApiClient } from '../transport/client';
+import { formatNaira } from '../shared/money';
+
+/*
+ * Check Wallet Balance First. The spec lists one wallet per currency and does not say which
+ * one an order debits; orders are in Naira, so the wallet whose currency is NGN is the one
+ * compared. The check is a read before the first create, not a reservation.
+ */
+
+const WALLETS_PATH = '/v2/transactions/wallets';
+
+/** What the wallet read found, compared with the run's total (kobo, before coupons). */
+export type WalletCheck =
+	| { kind: 'covered'; balanceKobo: number; totalKobo: number }
+	| { kind: 'short'; balanceKobo: number; totalKobo: number }
+	/** No single NGN wallet with a numeric balance: the run is not blocked, a hint says why. */
+	| { kind: 'unchecked'; why: string };
+
+const currencyOf = (wallet: IDataObject) =>
+	String(wallet.currency ?? '')
+		.trim()
+		.toUpperCase();
+
+/** The NGN wallet's balance in kobo, or why it cannot be told from the list. */
+function ngnBalanceKobo(wallets: unknown): number | string {
+	const list = Array.isArray(wallets)
+		? wallets.filter((w): w is IDataObject => typeof w === 'object' && w !== null)
+		: [];
+	const ngn = list.filter((wallet) => currencyOf(wallet) === 'NGN');
+	if (ngn.length === 0) {
+		const others = list.map(currencyOf).filter(Boolean);
+		return `the service lists no NGN wallet${others.length > 0 ? ` (only ${others.join(', ')})` : ''}`;
+	}
+	if (ngn.length > 1) {
+		return `the service lists ${ngn.length} NGN wallets, and which one an order uses is not known`;
+	}
+	const balance = ngn[0].balance;
+	if (typeof balance !== 'number' || !Number.isFinite(balance)) {
+		return `the NGN wallet's balance is not a number (${JSON.stringify(balance ?? null)})`;
+	}
+	// Rounded down, so a balance is never taken for more than it is.
+	return Math.floor(Math.round(balance * 1000) / 10);
+}
+
+/** Reads the wallets once and compares the NGN balance with the run's total. */
+export async function checkWallet(
+	client: VoucherApiClient,
+	totalKobo: number,
+	itemIndex: number,
+): Promise<WalletCheck> {
+	const wallets = await client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex });
+	const balanceKobo = ngnBalanceKobo(wallets);
+	if (typeof balanceKobo === 'string') return { kind: 'unchecked', why: balanceKobo };
+	return { kind: balanceKobo >= totalKobo ? 'covered' : 'short', balanceKobo, totalKobo };
+}
+
+/** The hint of a run whose wallet could not be checked; the run goes on. */
+export function uncheckedWalletHint(why: string): NodeExecutionHint {
+	return {
+		message: `The wallet balance was not checked before buying: ${why}. Check Wallet Balance First compares the NGN wallet only; the run went on without it.`,
+		type: 'warning',
+		location: 'outputPane',
+	};
+}
+
+/** The message of a refused run, the same for every row it refuses. */
+function walletShortMessage({ balanceKobo, totalKobo }: WalletCheck & { kind: 'short' }) {
+	return `Nothing was bought: this run would spend ${formatNaira(totalKobo)}, but the NGN wallet holds ${formatNaira(balanceKobo)}, ${formatNaira(totalKobo - balanceKobo)} short`;
+}
+
+/** What the dry run's hint adds about the wallet. */
+export function walletDryRunText(check: WalletCheck | undefined): string {
+	if (!check || check.kind === 'unchecked') return '';
+	const holds = `The NGN wallet holds ${formatNaira(check.balanceKobo)}`;
+	if (check.kind === 'covered') {
+		return ` ${holds}, ${formatNaira(check.balanceKobo - check.totalKobo)} after this run.`;
+	}
+	return ` ${holds}, ${formatNaira(check.totalKobo - check.balanceKobo)} short: a real run would be refused and buy nothing.`;
+}
+
+/** A run the wallet does not cover: every item it would have bought gets the same error. */
+export function walletRefusals(
+	node: INode,
+	check: WalletCheck & { kind: 'short' },
+	itemIndexes: number[],
+): ItemOutcome[] {
+	const message = walletShortMessage(check);
+	return itemIndexes.map((itemIndex) => ({
+		itemIndex,
+		error: new NodeOperationError(node, message, {
+			itemIndex,
+			description:
+				'Check Wallet Balance First read the wallet before any order was sent. Top up the NGN wallet, or buy for fewer rows. The check is not a reservation: another spender can still use the balance between the check and the orders.',
+		}),
+	}));
+}
