@@ -104,6 +104,7 @@ describe('recipients from input items', () => {
 			expect.stringMatching(
 				/^Narration differs between rows, so this run makes 4 orders where 1 would do/,
 			),
+			expect.stringMatching(/^This run bought 4 vouchers in 4 new orders/),
 		]);
 	});
 
@@ -114,7 +115,10 @@ describe('recipients from input items', () => {
 			{ items: sheet(3) },
 		);
 		expect(apiRequests(sandbox, 'POST')).toHaveLength(1);
-		expect(hintsOf(same)).toEqual([]);
+		// No narration hint: only the run's summary.
+		expect(hintsOf(same)).toEqual([
+			expect.stringMatching(/^This run bought 3 vouchers in 1 new order for/),
+		]);
 		sandbox.reset();
 		const dry = await runVoucher(
 			sandbox,

@@ -319,3 +319,33 @@ describe('If Reference Exists from an expression', () => {
 		expect(apiRequests(sandbox)).toHaveLength(0);
 	});
 });
+
+describe('the summary above a real run', () => {
+	const hintsOf = (run: Awaited<ReturnType<typeof runVoucher>>) =>
+		(run.run.data.resultData.runData['Node under test'][0].hints ?? []).map((hint) => hint.message);
+
+	it('Create: what this run bought, what earlier runs held, and what failed, from its own outcomes', async () => {
+		const held = uniqueReference('sum-held');
+		await runVoucher(sandbox, download(held));
+		const run = await runVoucher(sandbox, download('={{ $json.ref }}'), {
+			items: [
+				{ ref: held, amount: 1000 },
+				{ ref: uniqueReference('sum-a'), amount: 2000 },
+				{ ref: uniqueReference('sum-b'), amount: 500 },
+				{ ref: 'templates', amount: 500 },
+			],
+			continueOnFail: true,
+		});
+		expect(hintsOf(run)).toEqual([
+			'This run bought 2 vouchers in 2 new orders for NGN 2,500.00 (before coupon discounts); 1 item already held from an earlier run; 1 item refused or failed; 0 orders still PROCESSING.',
+		]);
+	});
+
+	it('a dry run has no summary, only its own totals', async () => {
+		const run = await runVoucher(
+			sandbox,
+			download(uniqueReference('sum-dry'), { options: { dryRun: true } }),
+		);
+		expect(hintsOf(run)).toEqual([expect.stringMatching(/^Dry run, nothing was bought/)]);
+	});
+});

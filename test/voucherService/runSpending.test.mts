@@ -114,6 +114,7 @@ describe('Check Wallet Balance First, on a campaign (on by default)', () => {
 		expect(none.posts).toBe(1);
 		expect(messages(none)).toEqual([
 			'The wallet balance was not checked before buying: the service lists no NGN wallet (only USD). Check Wallet Balance First compares the NGN wallet only; the run went on without it.',
+			expect.stringMatching(/^This run bought 2 vouchers in 1 new order for NGN 2,000\.00/),
 		]);
 		wallet(50_000, ['NGN', 'USD', 'NGN']);
 		const two = await runCampaign(uniqueReference('two-ngn'), atAmount(sheet(2), 1000));
@@ -122,6 +123,7 @@ describe('Check Wallet Balance First, on a campaign (on by default)', () => {
 			expect.stringMatching(
 				/^The wallet balance was not checked before buying: the service lists 2 NGN wallets/,
 			),
+			expect.stringMatching(/^This run bought 2 vouchers/),
 		]);
 	});
 

@@ -137,8 +137,11 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	showHints(this, plan.hints);
 
 	const output = items.map((): INodeExecutionData[] => []);
-	const settle = (outcome: ItemOutcome) =>
+	const outcomes: ItemOutcome[] = [];
+	const settle = (outcome: ItemOutcome) => {
+		outcomes.push(outcome);
 		output[outcome.itemIndex].push(...outputOf(node, run, outcome));
+	};
 	plan.settled.forEach(settle);
 	await mapWithConcurrency(plan.jobs.length, run.concurrency, async (index) => {
 		const job = plan.jobs[index];
@@ -150,5 +153,6 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 		}
 		outcomes.forEach(settle);
 	});
+	if (plan.summarize) showHints(this, [plan.summarize(outcomes)]);
 	return [output.flat()];
 }

@@ -28,6 +28,8 @@ export interface ItemPlan {
 	jobs: ItemsJob[];
 	/** Shown above the output; the router adds them where the n8n version can. */
 	hints?: NodeExecutionHint[];
+	/** A real run's summary, made once every job has run, from the outcomes of all items. */
+	summarize?(outcomes: ItemOutcome[]): NodeExecutionHint;
 }
 
 /** Settings of the whole run, read once by the router. */

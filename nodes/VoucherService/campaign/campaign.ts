@@ -18,6 +18,8 @@ import { dryRunHint } from '../purchase/dryRunHint';
 import { waitForTerminalStatus } from '../purchase/orderLookup';
 import { orderTotalKobo, ordersTotalKobo, recipientOrderRequest } from '../purchase/orderRequest';
 import { placeOrder } from '../purchase/placeOrder';
+import { newRunTally, runSummaryHint } from '../purchase/runSummary';
+import type { RunTally } from '../purchase/runSummary';
 import { OutcomeUnknownError } from '../purchase/safeCreate';
 import {
 	RUN_LIMIT_ADVICE,
@@ -177,6 +179,7 @@ function newOrderJob(
 	{ rows, order }: NewOrder,
 	settings: CreateSettings,
 	progress: { failedReference?: string },
+	tally: RunTally,
 ): ItemsJob {
 	const node = client.node;
 	const { reference } = order.request.body;
@@ -198,6 +201,7 @@ function newOrderJob(
 				progress.failedReference ??= reference;
 				return rowsNotBought(node, rows, reference, error);
 			}
+			tally.bought.push({ request: order.request, status: result.order.status });
 			const vouchers = vouchersOfRows(result.order, rows);
 			const proven = result.foundByLookup && recipientsOf(result.order) === 'known';
 			return rows.map((row, index): ItemOutcome => {
@@ -299,6 +303,7 @@ export async function planCampaign(
 
 	const newOrders: NewOrder[] = [];
 	const chunked: Array<{ rows: CampaignRow[]; orders: number }> = [];
+	const tally = newRunTally();
 	for (const [base, rows] of campaigns) {
 		let orders: CampaignOrder[];
 		try {
@@ -315,6 +320,7 @@ export async function planCampaign(
 		}
 		const newRows: CampaignRow[] = [];
 		for (const decision of reconcile(rows, orders)) {
+			if (decision.kind === 'held') tally.held++;
 			const outcome = settledOutcome(node, decision, settings.dryRun);
 			if (outcome) plan.settled.push(outcome);
 			else newRows.push(decision.row);
@@ -371,6 +377,7 @@ export async function planCampaign(
 	}
 	plan.hints = hintsOf(walletHint, narration);
 	const progress: { failedReference?: string } = {};
-	plan.jobs = newOrders.map((newOrder) => newOrderJob(client, newOrder, settings, progress));
+	plan.jobs = newOrders.map((newOrder) => newOrderJob(client, newOrder, settings, progress, tally));
+	plan.summarize = (outcomes) => runSummaryHint(tally, outcomes);
 	return plan;
 }

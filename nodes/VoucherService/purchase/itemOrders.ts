@@ -8,6 +8,7 @@ import { formatNaira } from '../shared/money';
 import { orderItems } from '../shared/orderOutput';
 import type { CreateSettings, ItemOrder, PlannedOrder, RunSpending } from '../orderTypes';
 import { dryRunHint } from './dryRunHint';
+import { newRunTally, runSummaryHint } from './runSummary';
 import { findOrder } from './orderLookup';
 import { matchOrder, referenceTakenError } from './orderMatch';
 import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderRequest';
@@ -188,15 +189,17 @@ export async function planItemOrders(
 		);
 		toBuy.length = 0;
 	}
+	const tally = newRunTally();
 	plan.jobs = toBuy.map((item) => ({
 		itemIndexes: [item.itemIndex],
-		run: async () => [
-			{
-				itemIndex: item.itemIndex,
-				json: orderItems(await placeOrder(client, item, item.settings), item.output),
-			},
-		],
+		run: async () => {
+			const result = await placeOrder(client, item, item.settings);
+			if (result.alreadyExisted) tally.held++;
+			else tally.bought.push({ request: item.request, status: result.order.status });
+			return [{ itemIndex: item.itemIndex, json: orderItems(result, item.output) }];
+		},
 	}));
+	if (previews.length === 0) plan.summarize = (outcomes) => runSummaryHint(tally, outcomes);
 	if (hints.length > 0) plan.hints = hints;
 	return plan;
 }
