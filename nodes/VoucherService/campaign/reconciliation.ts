@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { isTerminal } from '../../voucherServiceApi/orderStatus';
 import type { CampaignOrder, CampaignRow, Order } from '../orderTypes';
-import { recipientKey } from '../purchase/orderMatch';
+import { recipientKey, voucherKobo } from '../purchase/orderMatch';
 
 /** What a run does with one row, given the campaign's existing orders. */
 export type RowDecision =
@@ -42,8 +42,6 @@ interface Held {
 	claimed: boolean;
 }
 
-/** A voucher value (a double in NGN) in kobo, for comparing with a row's amount. */
-const voucherKobo = (voucher: IDataObject) => Math.round(Number(voucher.value) * 100);
 
 const mailbox = (email: unknown) =>
 	String(email ?? '')

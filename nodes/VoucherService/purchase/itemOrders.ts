@@ -9,7 +9,7 @@ import { orderItems } from '../shared/orderOutput';
 import type { CreateSettings, ItemOrder, PlannedOrder, RunSpending } from '../orderTypes';
 import { dryRunHint } from './dryRunHint';
 import { newRunTally, runSummaryHint } from './runSummary';
-import { findOrder } from './orderLookup';
+import { findOrder, referenceKey } from './orderLookup';
 import { matchOrder, referenceTakenError } from './orderMatch';
 import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderRequest';
 import { checkSpending, placeOrder } from './placeOrder';
@@ -60,8 +60,6 @@ async function preview(
 	}
 }
 
-/** References compared as the service may compare them: any case, no surrounding spaces. */
-const referenceKey = (reference: string) => reference.trim().toLowerCase();
 
 /**
  * One reference buys one order, so a second item with it would be handed the first item's

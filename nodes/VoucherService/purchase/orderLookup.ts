@@ -7,7 +7,8 @@ import type { Order, OrderResult } from '../orderTypes';
 
 const ORDER_NOT_FOUND_CODE = '04';
 
-const sameReference = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+/** A reference as the service may compare it (not documented): any case, no surrounding spaces. */
+export const referenceKey = (reference: string) => reference.trim().toLowerCase();
 
 /**
  * The answer's data as the order under `reference`, or an error. Whatever else the service
@@ -27,7 +28,8 @@ export function asOrder(
 		!Array.isArray(order) &&
 		typeof order.orderNumber === 'string' &&
 		typeof order.status === 'string' &&
-		(order.reference === undefined || sameReference(String(order.reference), reference));
+		(order.reference === undefined ||
+			referenceKey(String(order.reference)) === referenceKey(reference));
 	if (isOrder) return order as Order;
 	throw new NodeOperationError(
 		client.node,

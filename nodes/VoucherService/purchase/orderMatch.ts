@@ -28,7 +28,8 @@ export type OrderMatch =
 
 const LISTED = 3;
 
-const voucherKobo = (voucher: IDataObject) => Math.round(Number(voucher.value) * 100);
+/** A voucher value (a double in NGN) in kobo, for comparing with an amount. */
+export const voucherKobo = (voucher: IDataObject) => Math.round(Number(voucher.value) * 100);
 
 function listed(values: string[]): string {
 	const shown = values.slice(0, LISTED).join(', ');
