@@ -50,6 +50,27 @@ export const MANUAL_START: WorkflowNode = {
 	parameters: {},
 };
 
+/**
+ * A sheet as users feed one to the node: the rows in an Edit Fields node, split into one
+ * item per row. The two nodes go right after the start of a linear workflow.
+ */
+export function sheetRows(rows: object[]): WorkflowNode[] {
+	return [
+		{
+			name: 'Sheet',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows }), options: {} },
+		},
+		{
+			name: 'One item per row',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			parameters: { fieldToSplitOut: 'rows', options: {} },
+		},
+	];
+}
+
 /** A workflow whose nodes run one after another, laid out left to right as the editor would. */
 export function linearWorkflow(name: string, nodes: WorkflowNode[]): WorkflowJson {
 	const connections: Record<string, unknown> = {};

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 
 import {
 	linearWorkflow,
+	sheetRows,
 	MANUAL_START,
 	N8nRest,
 	nodeOutput,
@@ -73,18 +74,7 @@ function campaignWorkflow(name: string, reference: string, credential: Credentia
 	}));
 	return linearWorkflow(name, [
 		MANUAL_START,
-		{
-			name: 'Sheet',
-			type: 'n8n-nodes-base.set',
-			typeVersion: 3.4,
-			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows }), options: {} },
-		},
-		{
-			name: 'One item per row',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			parameters: { fieldToSplitOut: 'rows', options: {} },
-		},
+		...sheetRows(rows),
 		{
 			name: 'Campaign',
 			type: ACTION_NODE,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
 	linearWorkflow,
+	sheetRows,
 	MANUAL_START,
 	nodeOutput,
 	type Execution,
@@ -40,18 +41,7 @@ function campaignWorkflow(
 ): WorkflowJson {
 	return linearWorkflow(name, [
 		MANUAL_START,
-		{
-			name: 'Sheet',
-			type: 'n8n-nodes-base.set',
-			typeVersion: 3.4,
-			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows: sheet }), options: {} },
-		},
-		{
-			name: 'One item per row',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			parameters: { fieldToSplitOut: 'rows', options: {} },
-		},
+		...sheetRows(sheet),
 		{
 			name: NODE,
 			type: ACTION_NODE,

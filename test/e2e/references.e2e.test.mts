@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import {
 	linearWorkflow,
+	sheetRows,
 	MANUAL_START,
 	nodeError,
 	nodeOutput,
@@ -30,18 +31,7 @@ describe('References in n8n', () => {
 	async function runOnRows(rows: object[], parameters: Record<string, unknown>) {
 		const workflow = linearWorkflow(`references ${Date.now()}`, [
 			MANUAL_START,
-			{
-				name: 'Sheet',
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows }), options: {} },
-			},
-			{
-				name: 'One item per row',
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				parameters: { fieldToSplitOut: 'rows', options: {} },
-			},
+			...sheetRows(rows),
 			{
 				name: NODE,
 				type: ACTION_NODE,
