@@ -10,7 +10,7 @@ import type { CreateSettings, ItemOrder, PlannedOrder, RunSpending } from '../or
 import { dryRunHint } from './dryRunHint';
 import { newRunTally, runSummaryHint } from './runSummary';
 import { findOrder, referenceKey } from './orderLookup';
-import { matchOrder, referenceTakenError } from './orderMatch';
+import { checkFoundOrder } from './orderMatch';
 import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderRequest';
 import { checkSpending, placeOrder } from './placeOrder';
 import { RUN_LIMIT_ADVICE, runLimitProblem } from './spendingGuard';
@@ -30,10 +30,7 @@ async function preview(
 	try {
 		const existing = await findOrder(client, reference, itemIndex);
 		if (!existing) return { itemIndex, json: [{ ...json, wouldBuy: true }], wouldBuy: true };
-		const match = matchOrder(existing, request);
-		if (match.kind === 'mismatch') {
-			throw referenceTakenError(client.node, itemIndex, reference, existing, match.differences);
-		}
+		const match = checkFoundOrder(client.node, { itemIndex, request }, existing);
 		if (settings.ifReferenceExists === 'fail') {
 			throw new NodeOperationError(
 				client.node,
@@ -51,7 +48,7 @@ async function preview(
 					alreadyExisted: true,
 					orderNumber,
 					status,
-					...(match.kind === 'unverified' ? { comparedWithRequest: false } : {}),
+					...(match === 'unverified' ? { comparedWithRequest: false } : {}),
 				},
 			],
 		};
@@ -59,7 +56,6 @@ async function preview(
 		return { itemIndex, error };
 	}
 }
-
 
 /**
  * One reference buys one order, so a second item with it would be handed the first item's

@@ -2,7 +2,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { formatNaira, toKobo } from '../shared/money';
-import type { Order, OrderRequest } from '../orderTypes';
+import type { Order, OrderRequest, PlannedOrder } from '../orderTypes';
 
 /** A person: e-mail, first and last name, each trimmed and compared case-insensitively. */
 export function recipientKey(person: { email?: unknown; firstName?: unknown; lastName?: unknown }) {
@@ -20,7 +20,7 @@ export function recipientKey(person: { email?: unknown; firstName?: unknown; las
  * parameters, it is refused. Only what the order shows can be compared: product code,
  * template, PIN and coupon are not in the answer.
  */
-export type OrderMatch =
+type OrderMatch =
 	| { kind: 'match' }
 	/** No vouchers listed (PROCESSING, or a final order without a list): nothing to compare. */
 	| { kind: 'unverified' }
@@ -79,7 +79,7 @@ function recipientDifferences(
 	];
 }
 
-export function matchOrder(order: Order, request: OrderRequest): OrderMatch {
+function matchOrder(order: Order, request: OrderRequest): OrderMatch {
 	const vouchers = Array.isArray(order.vouchers) ? order.vouchers : [];
 	if (vouchers.length === 0) return { kind: 'unverified' };
 	const forRecipients = vouchers.some((voucher) => Boolean(voucher.email));
@@ -108,20 +108,24 @@ export function matchOrder(order: Order, request: OrderRequest): OrderMatch {
 	return differences.length === 0 ? { kind: 'match' } : { kind: 'mismatch', differences };
 }
 
-/** A reference already used for another request: refused like a reused idempotency key. */
-export function referenceTakenError(
+/**
+ * The order found under a planned order's reference, held against it. A reference already
+ * used for another request is refused like a reused idempotency key: this throws, naming the
+ * order and what differs. Otherwise it says whether the order could be compared at all.
+ */
+export function checkFoundOrder(
 	node: INode,
-	itemIndex: number,
-	reference: string,
+	{ itemIndex, request }: PlannedOrder,
 	order: Order,
-	differences: string[],
-): NodeOperationError {
-	return new NodeOperationError(
+): 'match' | 'unverified' {
+	const match = matchOrder(order, request);
+	if (match.kind !== 'mismatch') return match.kind;
+	throw new NodeOperationError(
 		node,
-		`Item ${itemIndex}: reference "${reference}" already belongs to another request, order ${order.orderNumber}`,
+		`Item ${itemIndex}: reference "${request.body.reference}" already belongs to another request, order ${order.orderNumber}`,
 		{
 			itemIndex,
-			description: `The existing order differs from this item: ${differences.join('; ')}. Nothing was bought for this item. Give each new request a new Reference.`,
+			description: `The existing order differs from this item: ${match.differences.join('; ')}. Nothing was bought for this item. Give each new request a new Reference.`,
 		},
 	);
 }

@@ -3,7 +3,7 @@ import type { INode } from 'n8n-workflow';
 import type { VoucherApiClient } from '../transport/client';
 import type { CreateSettings, OrderResult, PlannedOrder } from '../orderTypes';
 import { waitForTerminalStatus } from './orderLookup';
-import { matchOrder, referenceTakenError } from './orderMatch';
+import { checkFoundOrder } from './orderMatch';
 import { orderTotalKobo } from './orderRequest';
 import { createOrderSafely } from './safeCreate';
 import { assertWithinSpendingLimit } from './spendingGuard';
@@ -38,18 +38,9 @@ export async function placeOrder(
 /** An order found under the reference while it listed no vouchers, compared once it lists them. */
 function verifiedAfterWait(
 	client: VoucherApiClient,
-	{ itemIndex, request }: PlannedOrder,
+	order: PlannedOrder,
 	result: OrderResult,
 ): OrderResult {
-	const match = matchOrder(result.order, request);
-	if (match.kind === 'mismatch') {
-		throw referenceTakenError(
-			client.node,
-			itemIndex,
-			request.body.reference,
-			result.order,
-			match.differences,
-		);
-	}
-	return match.kind === 'match' ? { ...result, unverified: undefined } : result;
+	const match = checkFoundOrder(client.node, order, result.order);
+	return match === 'match' ? { ...result, unverified: undefined } : result;
 }

@@ -5,7 +5,7 @@ import { asNodeError, isVoucherApiError } from '../transport/errors';
 import { backoffDelay, CREATE_RETRY, wait } from '../transport/retry';
 import type { IfReferenceExists, OrderResult, PlannedOrder } from '../orderTypes';
 import { asOrder, findOrder } from './orderLookup';
-import { matchOrder, referenceTakenError } from './orderMatch';
+import { checkFoundOrder } from './orderMatch';
 
 /**
  * Creates an order so that no retry can ever create a second one. The service has no
@@ -96,10 +96,7 @@ export async function createOrderSafely(
 			}
 			const existing = await lookUpAfterUnclearCreate(client, reference, itemIndex, error);
 			if (existing) {
-				const match = matchOrder(existing, request);
-				if (match.kind === 'mismatch') {
-					throw referenceTakenError(client.node, itemIndex, reference, existing, match.differences);
-				}
+				const match = checkFoundOrder(client.node, { itemIndex, request }, existing);
 				// Only a first attempt that was refused proves the reference predates this run;
 				// after an unanswered attempt the order found is most likely the one we sent.
 				const predatesRun = attempt === 1 && error.kind === 'rejected';
@@ -119,7 +116,7 @@ export async function createOrderSafely(
 					order: existing,
 					alreadyExisted: predatesRun,
 					foundByLookup: true,
-					...(match.kind === 'unverified' ? { unverified: true } : {}),
+					...(match === 'unverified' ? { unverified: true } : {}),
 				};
 			}
 			if (error.kind === 'rejected' || attempt >= CREATE_RETRY.attempts) {
