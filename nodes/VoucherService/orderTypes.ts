@@ -1,34 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Recipient, RecipientOrderInput } from './shared/validation';
+import type { DownloadOrderBody, Recipient, RecipientOrderBody } from './shared/validation';
 
 /*
  * The shapes the order wing passes along: operations read and validate parameters into
  * them, purchase/ and campaign/ act on them, and the output is made from them. Plain data:
  * nothing below the operations needs n8n's execution context.
  */
-
-/** JSON key of the coupon code in both create bodies. The spec does not name it; change it here only. */
-export const COUPON_JSON_KEY = 'couponCode';
-
-type Coupon = { [COUPON_JSON_KEY]?: string };
-
-type DownloadOrderBody = Coupon & {
-	reference: string;
-	productCode: string;
-	amount: number;
-	quantity: number;
-	pin?: string;
-};
-
-type RecipientOrderBody = Coupon & {
-	reference: string;
-	productCode: string;
-	amount: number;
-	templateId: number;
-	recipients: Recipient[];
-	narration?: string;
-};
 
 /**
  * Everything a create sends. Reference, amount and voucher count are read from the body,
@@ -110,7 +88,7 @@ export interface CampaignRow {
 	recipientKey: string;
 	amountKobo: number;
 	/** The fields a new order for this row sends, besides its reference and recipients. */
-	orderFields: Omit<RecipientOrderInput, 'reference' | 'recipients'>;
+	orderFields: Omit<RecipientOrderBody, 'reference' | 'recipients'>;
 	/** Rows with the same key may share a new order. */
 	orderKey: string;
 }

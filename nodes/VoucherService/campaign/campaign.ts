@@ -16,11 +16,11 @@ import type {
 } from '../orderTypes';
 import { dryRunHint } from '../purchase/dryRunHint';
 import { waitForTerminalStatus } from '../purchase/orderLookup';
-import { orderTotalKobo, ordersTotalKobo, recipientOrderRequest } from '../purchase/orderRequest';
+import { orderTotalKobo, ordersTotalKobo } from '../purchase/orderTotal';
 import { placeOrder } from '../purchase/placeOrder';
 import { newRunTally, runSummaryHint } from '../purchase/runSummary';
 import type { RunTally } from '../purchase/runSummary';
-import { OutcomeUnknownError } from '../purchase/safeCreate';
+import { OutcomeUnknownError } from '../purchase/placeOrder';
 import {
 	RUN_LIMIT_ADVICE,
 	SPENDING_LIMIT_ADVICE,
@@ -331,11 +331,14 @@ export async function planCampaign(
 		for (const chunk of chunks) {
 			const order: PlannedOrder = {
 				itemIndex: chunk[0].itemIndex,
-				request: recipientOrderRequest({
-					...chunk[0].orderFields,
-					reference: campaignOrderReference(base, number),
-					recipients: chunk.map((row) => row.recipient),
-				}),
+				request: {
+					path: '/v2/orders/recipients',
+					body: {
+						...chunk[0].orderFields,
+						reference: campaignOrderReference(base, number),
+						recipients: chunk.map((row) => row.recipient),
+					},
+				},
 			};
 			const overLimit = spendingLimitProblem(orderTotalKobo(order.request), settings.limitKobo);
 			if (overLimit) {

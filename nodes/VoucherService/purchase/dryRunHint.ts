@@ -1,9 +1,9 @@
 import type { NodeExecutionHint } from 'n8n-workflow';
 
 import { formatNaira } from '../shared/money';
-import { COUPON_JSON_KEY } from '../orderTypes';
+import { COUPON_JSON_KEY } from '../shared/validation';
 import type { OrderRequest } from '../orderTypes';
-import { ordersTotalKobo, voucherCount } from './orderRequest';
+import { ordersTotalKobo, voucherCount } from './orderTotal';
 import type { WalletCheck } from './walletCheck';
 import { walletDryRunText } from './walletCheck';
 

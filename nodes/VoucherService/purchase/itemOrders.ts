@@ -11,7 +11,7 @@ import { dryRunHint } from './dryRunHint';
 import { newRunTally, runSummaryHint } from './runSummary';
 import { findOrder, referenceKey } from './orderLookup';
 import { checkFoundOrder } from './orderMatch';
-import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderRequest';
+import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderTotal';
 import { checkSpending, placeOrder } from './placeOrder';
 import { RUN_LIMIT_ADVICE, runLimitProblem } from './spendingGuard';
 import { checkWallet, uncheckedWalletHint, walletRefusals } from './walletCheck';

@@ -3,7 +3,7 @@ import type { NodeExecutionHint } from 'n8n-workflow';
 import type { ItemOutcome } from '../actions/types';
 import { formatNaira } from '../shared/money';
 import type { OrderRequest } from '../orderTypes';
-import { orderTotalKobo, voucherCount } from './orderRequest';
+import { orderTotalKobo, voucherCount } from './orderTotal';
 
 /** What a real run did, recorded as its orders come back (never re-computed from the input). */
 export interface RunTally {

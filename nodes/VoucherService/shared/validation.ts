@@ -116,13 +116,22 @@ const reference: Rule<string> = (value) => {
 
 type Shape = Record<string, Rule<unknown>>;
 type Valid<R> = R extends Rule<infer T> ? T : never;
-type Output<S extends Shape> = { [K in keyof S]: Valid<S[K]> };
+/** A field whose rule may give undefined is left out, so it is optional. */
+type Output<S extends Shape> = {
+	[K in keyof S as undefined extends Valid<S[K]> ? never : K]: Valid<S[K]>;
+} & {
+	[K in keyof S as undefined extends Valid<S[K]> ? K : never]?: Exclude<Valid<S[K]>, undefined>;
+};
 
 /** The problems of a part of a value, placed under that part. */
 const under = (part: PropertyKey, { problems }: Invalid) =>
 	problems.map(({ path, message }) => ({ path: [part, ...path], message }));
 
-/** An object with these fields, in this order; every field's problems are kept. Other keys are dropped. */
+/**
+ * An object with these fields, in this order; every field's problems are kept. Other keys are
+ * dropped, and so is a field whose rule gives undefined (blank optional text), so that a request
+ * body leaves it out and the service applies its own default.
+ */
 function object<S extends Shape>(shape: S): Rule<Output<S>> {
 	return (value) => {
 		const input = (typeof value === 'object' && value !== null ? value : {}) as Record<
@@ -134,7 +143,7 @@ function object<S extends Shape>(shape: S): Rule<Output<S>> {
 		for (const [key, rule] of Object.entries(shape)) {
 			const result = rule(input[key]);
 			if (result instanceof Invalid) problems.push(...under(key, result));
-			else output[key] = result;
+			else if (result !== undefined) output[key] = result;
 		}
 		if (problems.length > 0) return new Invalid(problems);
 		return output as Output<S>;
@@ -162,11 +171,14 @@ const recipientShape = {
 	email,
 };
 
+/** JSON key of the coupon code in both create bodies. The spec does not name it; change it here only. */
+export const COUPON_JSON_KEY = 'couponCode';
+
 const orderShape = {
 	reference,
 	productCode: requiredText('Product code'),
 	amount,
-	couponCode: optionalText('Coupon code'),
+	[COUPON_JSON_KEY]: optionalText('Coupon code'),
 };
 
 const recipientOrderFields = {
@@ -175,6 +187,10 @@ const recipientOrderFields = {
 	narration: optionalText('Narration'),
 };
 
+/*
+ * The two create bodies are what these schemas give: a validated value is sent as it is, so
+ * what is checked is what is sent.
+ */
 export const downloadOrderSchema = object({ ...orderShape, quantity: integer('Quantity', 1), pin });
 
 export const recipientOrderSchema = object({
@@ -185,8 +201,8 @@ export const recipientOrderSchema = object({
 /** One spreadsheet row of a campaign: the order's fields plus that row's recipient. */
 export const campaignRowSchema = object({ ...recipientOrderFields, ...recipientShape });
 
-export type DownloadOrderInput = Valid<typeof downloadOrderSchema>;
-export type RecipientOrderInput = Valid<typeof recipientOrderSchema>;
+export type DownloadOrderBody = Valid<typeof downloadOrderSchema>;
+export type RecipientOrderBody = Valid<typeof recipientOrderSchema>;
 export type Recipient = Output<typeof recipientShape>;
 
 export const lookupSchema = (field: string, label: string) =>

@@ -4,7 +4,6 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { VoucherApiClient } from '../../transport/client';
 import { planItemOrders } from '../../purchase/itemOrders';
 import type { ReadItemOrder } from '../../purchase/itemOrders';
-import { downloadOrderRequest } from '../../purchase/orderRequest';
 import {
 	amountField,
 	couponCodeOption,
@@ -94,13 +93,13 @@ export function readItemOrder(
 
 function readRequest(parameters: ExecutionParameters, itemIndex: number): OrderRequest {
 	const { fields, additional } = readOrderFields(parameters, itemIndex);
-	const input = validate(
+	const body = validate(
 		downloadOrderSchema,
 		{ ...fields, quantity: parameters.get('quantity', itemIndex), pin: additional.pin },
 		parameters.node,
 		itemIndex,
 	);
-	return downloadOrderRequest(input);
+	return { path: '/v2/orders', body };
 }
 
 export async function plan(

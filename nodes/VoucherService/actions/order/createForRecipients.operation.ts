@@ -11,7 +11,6 @@ import {
 } from '../../campaign/campaignRows';
 import { planItemOrders } from '../../purchase/itemOrders';
 import type { OrderRequest } from '../../orderTypes';
-import { recipientOrderRequest } from '../../purchase/orderRequest';
 import {
 	amountField,
 	couponCodeOption,
@@ -143,7 +142,7 @@ function readRequest(
 	itemIndex: number,
 ): OrderRequest {
 	const { fields, additional } = readOrderFields(parameters, itemIndex);
-	const input = validate(
+	const body = validate(
 		recipientOrderSchema,
 		{
 			...fields,
@@ -154,7 +153,7 @@ function readRequest(
 		parameters.node,
 		itemIndex,
 	);
-	return recipientOrderRequest(input);
+	return { path: '/v2/orders/recipients', body };
 }
 
 /**
