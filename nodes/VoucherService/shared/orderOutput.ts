@@ -11,13 +11,17 @@ const UNVERIFIED_NOTICE =
 
 function orderFlags(result: OrderResult): IDataObject {
 	const { order } = result;
+	const pending = order.status === 'PROCESSING' && !order.vouchers?.length;
+	// A found order still PROCESSING is both: each notice says what to do about its own part.
+	const notices = [pending && PENDING_NOTICE, result.unverified && UNVERIFIED_NOTICE].filter(
+		(notice) => typeof notice === 'string',
+	);
 	return {
 		...(result.alreadyExisted !== undefined ? { alreadyExisted: result.alreadyExisted } : {}),
 		...(result.waitTimedOut ? { waitTimedOut: true } : {}),
-		...(order.status === 'PROCESSING' && !order.vouchers?.length
-			? { vouchersPending: true, notice: PENDING_NOTICE }
-			: {}),
-		...(result.unverified ? { comparedWithRequest: false, notice: UNVERIFIED_NOTICE } : {}),
+		...(pending ? { vouchersPending: true } : {}),
+		...(result.unverified ? { comparedWithRequest: false } : {}),
+		...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
 	};
 }
 
