@@ -174,16 +174,15 @@ function readRecipientValue(
 	const { json } = context.getInputData()[itemIndex];
 	if (Object.prototype.hasOwnProperty.call(json, column)) return json[column];
 	const columns = Object.keys(json);
+	const listed = columns.slice(0, 20).join(', ') + (columns.length > 20 ? ', …' : '');
+	const columnsText =
+		columns.length > 0 ? `The item's columns are: ${listed}.` : 'The item has no columns.';
 	throw new NodeOperationError(
 		parameters.node,
 		`Item ${itemIndex}: column "${column}" not found in the input item`,
 		{
 			itemIndex,
-			description: `"${RECIPIENT_FIELD_LABELS[field]} Column" names it. ${
-				columns.length > 0
-					? `The item's columns are: ${columns.slice(0, 20).join(', ')}${columns.length > 20 ? ', …' : ''}.`
-					: 'The item has no columns.'
-			} Nothing was sent to the service.`,
+			description: `"${RECIPIENT_FIELD_LABELS[field]} Column" names it. ${columnsText} Nothing was sent to the service.`,
 		},
 	);
 }
