@@ -60,9 +60,11 @@ try {
 			...([['plain', plain], ['floor', floor], ['secretFloor', secretFloor], ['ours', ours]] as const).map(([w, r]) =>
 				info(`c=${c} ${NAMES[w]}: accepted/s, p50 / p99`, `${fmt(r.perSecond)}/s`, `p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, statuses ${JSON.stringify(r.statuses)}, halves ${r.halves}`),
 			),
-			atLeast(`c=${c} accepted deliveries/s, ours vs plain`, ours.perSecond, plain.perSecond, 0.9, '/s'),
-			atMost(`c=${c} p99 latency, ours vs plain`, ours.p99, plain.p99, 1.1, 'ms'),
-			{ ...atLeast(`c=${c} accepted deliveries/s, ours vs the floor`, ours.perSecond, floor.perSecond, 0.9, '/s'), goal: undefined, met: undefined },
+			// Issue #20's goals: the empty community trigger is what any community trigger can reach.
+			{ ...atLeast(`c=${c} accepted deliveries/s, ours vs plain`, ours.perSecond, plain.perSecond, 0.9, '/s'), goal: undefined, met: undefined },
+			atMost(`c=${c} p99 latency, ours vs plain (issue #20)`, ours.p99, plain.p99, 1.2, 'ms'),
+			...(c === 16 ? [{ ...info(`c=16 p99 latency, ours (issue #20)`, `${fmt(ours.p99)} ms`), goal: '≤ 2000 ms', met: ours.p99 <= 2000 }] : []),
+			atLeast(`c=${c} accepted deliveries/s, ours vs the floor (issue #20)`, ours.perSecond, floor.perSecond, 0.9, '/s'),
 			{ ...atLeast(`c=${c} accepted deliveries/s, ours vs the secret floor`, ours.perSecond, secretFloor.perSecond, 0.9, '/s'), goal: undefined, met: undefined },
 			{ ...atLeast(`c=${c} accepted deliveries/s, the floor vs plain (n8n's share)`, floor.perSecond, plain.perSecond, 0.9, '/s'), goal: undefined, met: undefined },
 			{ ...atLeast(`c=${c} accepted deliveries/s, the secret floor vs plain (n8n's share for a trigger that reads a credential)`, secretFloor.perSecond, plain.perSecond, 0.9, '/s'), goal: undefined, met: undefined },
