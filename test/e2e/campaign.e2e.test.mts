@@ -1,6 +1,7 @@
 // The issue-9 scenario in a real n8n: one campaign run three times while the sheet and
 // Recipients per Order change, with a dry run before the last run. Judged from the
-// sandbox's books: vouchers per recipient across the campaign, and the money spent.
+// sandbox's books: vouchers per recipient across the campaign, and the money spent. Then
+// Order → Get Campaign reports the same campaign, buying nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
@@ -16,6 +17,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './helpers.mts';
 
 const NODE = 'Campaign';
+const REPORT = 'Report';
 
 interface Row {
 	firstName: string;
@@ -56,6 +58,20 @@ function campaignWorkflow(
 				templateId: 1,
 				options,
 			},
+			credentials: { [API_CREDENTIAL]: credential },
+		},
+	]);
+}
+
+/** Order → Get Campaign on `base`, from a manual start. */
+function reportWorkflow(base: string, credential: { id: string; name: string }): WorkflowJson {
+	return linearWorkflow('E2E campaign: report', [
+		MANUAL_START,
+		{
+			name: REPORT,
+			type: ACTION_NODE,
+			typeVersion: 1,
+			parameters: { resource: 'order', operation: 'getCampaign', reference: base },
 			credentials: { [API_CREDENTIAL]: credential },
 		},
 	]);
@@ -137,5 +153,29 @@ describe('a campaign re-run in n8n after the sheet and the settings changed', ()
 		const held = vouchersPerEmail();
 		expect(held.size).toBe(45);
 		for (const row of rows) expect(held.get(row.email), row.email).toEqual([row.amount]);
+
+		// Get Campaign lists the same 45 vouchers, all delivered, and sends no create.
+		const posts = sandbox.state.requests.filter((r) => r.method === 'POST').length;
+		const { id } = await rest.createWorkflow(reportWorkflow(base, credential));
+		const report: Execution = await rest.runWorkflow(id, 'Start', 120_000);
+		expect(report.status, JSON.stringify(report.data.resultData.error)).toBe('success');
+		expect(sandbox.state.requests.filter((r) => r.method === 'POST').length).toBe(posts);
+		const items = nodeOutput(report, REPORT);
+		expect(items.map((item) => item.email).sort()).toEqual(rows.map((r) => r.email).sort());
+		for (const item of items) {
+			expect(item.deliveryStatus).toBe('DELIVERED');
+			expect(item.value).toBe(held.get(item.email as string)![0]);
+			expect(item.reference).toMatch(new RegExp(`^${base}-\\d+$`));
+		}
+		const reportHints =
+			(report.data.resultData.runData[REPORT][0] as { hints?: Array<{ message: string }> }).hints ??
+			[];
+		expect(reportHints.map((h) => h.message)).toEqual([
+			expect.stringMatching(
+				new RegExp(
+					`^Campaign "${base}": 45 vouchers in \\d+ orders, worth NGN 75,000\\.00: 45 DELIVERED, 0 FAILED, 0 CANCELED, 0 PROCESSING\\.$`,
+				),
+			),
+		]);
 	}, 300_000);
 });

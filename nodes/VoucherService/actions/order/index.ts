@@ -4,8 +4,14 @@ import type { VoucherOperation } from '../types';
 import * as create from './create.operation';
 import * as createForRecipients from './createForRecipients.operation';
 import * as get from './get.operation';
+import * as getCampaign from './getCampaign.operation';
 
-export const operations: Record<string, VoucherOperation> = { create, createForRecipients, get };
+export const operations: Record<string, VoucherOperation> = {
+	create,
+	createForRecipients,
+	get,
+	getCampaign,
+};
 
 export const operationField: INodeProperties = {
 	displayName: 'Operation',
@@ -32,6 +38,13 @@ export const operationField: INodeProperties = {
 			value: 'get',
 			action: 'Get an order',
 			description: 'Read an order, its status and vouchers by its reference',
+		},
+		{
+			name: 'Get Campaign',
+			value: 'getCampaign',
+			action: 'Get a campaign report',
+			description:
+				'Read every order of a campaign by its base reference: one item per voucher with its recipient and delivery status. Buys nothing.',
 		},
 	],
 };
