@@ -4,6 +4,7 @@ import { formatNaira } from '../shared/money';
 import { voucherKobo } from '../purchase/orderMatch';
 import { DELIVERY_STATUSES } from './deliveryStatus';
 import type { DeliveryStatus } from './deliveryStatus';
+import { counted, listed } from '../shared/wording';
 
 /** One output item of the report: a voucher, or an order that lists none (`vouchersListed: false`). */
 export interface ReportedVoucher extends IDataObject {
@@ -25,16 +26,6 @@ export interface CampaignReport {
 	/** How many `<base>-<n>` orders exist. */
 	orders: number;
 	items: ReportedVoucher[];
-}
-
-const LISTED = 3;
-
-const counted = (count: number, one: string, many = `${one}s`) =>
-	`${count} ${count === 1 ? one : many}`;
-
-function listed(values: string[]): string {
-	const shown = values.slice(0, LISTED).join(', ');
-	return values.length > LISTED ? `${shown} and ${values.length - LISTED} more` : shown;
 }
 
 /** The vouchers' counts per delivery status and their value, or undefined when no order exists. */

@@ -3,6 +3,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { formatNaira, toKobo } from '../shared/money';
 import type { Order, OrderRequest, PlannedOrder } from '../orderTypes';
+import { listed } from '../shared/wording';
 
 /** A person: e-mail, first and last name, each trimmed and compared case-insensitively. */
 export function recipientKey(person: { email?: unknown; firstName?: unknown; lastName?: unknown }) {
@@ -26,15 +27,8 @@ type OrderMatch =
 	| { kind: 'unverified' }
 	| { kind: 'mismatch'; differences: string[] };
 
-const LISTED = 3;
-
 /** A voucher value (a double in NGN) in kobo, for comparing with an amount. */
 export const voucherKobo = (voucher: IDataObject) => Math.round(Number(voucher.value) * 100);
-
-function listed(values: string[]): string {
-	const shown = values.slice(0, LISTED).join(', ');
-	return values.length > LISTED ? `${shown} and ${values.length - LISTED} more` : shown;
-}
 
 /** Each value of `a` that `b` lacks, counted: a person listed twice needs two vouchers. */
 function missingFrom(a: string[], b: string[]): string[] {

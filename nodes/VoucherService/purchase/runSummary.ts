@@ -4,6 +4,7 @@ import type { ItemOutcome } from '../actions/types';
 import { formatNaira } from '../shared/money';
 import type { OrderRequest } from '../orderTypes';
 import { orderTotalKobo, voucherCount } from './orderTotal';
+import { counted } from '../shared/wording';
 
 /** What a real run did, recorded as its orders come back (never re-computed from the input). */
 export interface RunTally {
@@ -14,9 +15,6 @@ export interface RunTally {
 }
 
 export const newRunTally = (): RunTally => ({ bought: [], held: 0 });
-
-const counted = (count: number, one: string, many = `${one}s`) =>
-	`${count} ${count === 1 ? one : many}`;
 
 /** The summary above a real run's output, from its tally and the outcomes of all its items. */
 export function runSummaryHint(tally: RunTally, outcomes: ItemOutcome[]): NodeExecutionHint {
