@@ -17,10 +17,9 @@ import type {
 import { dryRunHint } from '../purchase/dryRunHint';
 import { waitForTerminalStatus } from '../purchase/orderLookup';
 import { orderTotalKobo, ordersTotalKobo } from '../purchase/orderTotal';
-import { placeOrder } from '../purchase/placeOrder';
+import { OutcomeUnknownError, placeOrder } from '../purchase/placeOrder';
 import { newRunTally, runSummaryHint } from '../purchase/runSummary';
 import type { RunTally } from '../purchase/runSummary';
-import { OutcomeUnknownError } from '../purchase/placeOrder';
 import {
 	RUN_LIMIT_ADVICE,
 	SPENDING_LIMIT_ADVICE,
