@@ -1,6 +1,6 @@
 // Per-item CPU cost of Order → Create, two builds side by side in one process.
 //   BENCH_DISTS=<baseline dist>[,<candidate dist>] \
-//     bash scripts/with-node24.sh npx vitest run --config bench/perItem.config.mts
+//     bash scripts/with-node24.sh npx vitest run --config bench/perItem.config.mts bench/perItem.mts
 // (vitest, because the n8n-core runner of the tests needs its module aliases.)
 // Each dist is a built package folder: npm run build, and copy the baseline's dist/ under
 // node_modules/ (e.g. node_modules/.perf-baseline) so it resolves n8n-workflow. Both run the same 2,000 rows (reference and amount from expressions,

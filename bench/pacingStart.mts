@@ -1,0 +1,106 @@
+// What the pacing's slow start costs (issue #20 item 4): Order → Create over 100 and 1,000
+// rows at 25 ms, with the pacing starting at 4 requests in flight (the node's START_LIMIT)
+// and at other starts, side by side in one process.
+//   npm run bench:pacing
+// (vitest, because the n8n-core runner of the tests needs its module aliases.)
+// The built package in BENCH_DIST (default dist) runs a real n8n-core workflow against the
+// sandbox; between runs the start is set on the built transport module, so everything else
+// is the same code. Four fields are mapped by expression, as a sheet maps them. Each row
+// count alternates the starts for BENCH_ROUNDS rounds (default 5); the median and the spread
+// of each are printed, with the load average before and after.
+// Env: BENCH_DIST, BENCH_LATENCY_MS (default 25), BENCH_PACING_ROWS (default 100,1000),
+//      BENCH_PACING_STARTS (default 4,8,16,32), BENCH_ROUNDS.
+import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+
+import { test } from 'vitest';
+
+import { startSandbox } from '../sandbox/server.mts';
+import { runNode } from '../n8n-core-runner/runWorkflow.mts';
+
+const list = (value: string | undefined, fallback: number[]) =>
+	value ? value.split(',').map(Number) : fallback;
+const DIST = resolve(process.env.BENCH_DIST ?? 'dist');
+const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 25);
+const ROWS = list(process.env.BENCH_PACING_ROWS, [100, 1000]);
+const STARTS = list(process.env.BENCH_PACING_STARTS, [4, 8, 16, 32]);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+const require = createRequire(import.meta.url);
+const pacing = require(`${DIST}/nodes/VoucherService/transport/adaptiveConcurrency.js`);
+const shippedStart: number = pacing.START_LIMIT;
+const { VoucherService } = require(`${DIST}/nodes/VoucherService/VoucherService.node.js`);
+const { VoucherServiceApi } = require(`${DIST}/credentials/VoucherServiceApi.credentials.js`);
+const sandbox = await startSandbox({
+	processingDelayMs: 0,
+	timeFactor: 0.0005,
+	latencyMs: LATENCY,
+});
+const load = () =>
+	loadavg()
+		.map((value) => value.toFixed(2))
+		.join(' / ');
+
+let run = 0;
+/** Wall time of one run of `rows` orders, in ms, with the pacing starting at `start`. */
+async function once(rows: number, start: number): Promise<number> {
+	pacing.START_LIMIT = start;
+	run++;
+	const items = Array.from({ length: rows }, (_, i) => ({
+		reference: `pace${run}-${i}`,
+		productCode: 'VCH-INSTANT',
+		amount: '1000',
+		quantity: '1',
+	}));
+	const started = process.hrtime.bigint();
+	const result = await runNode({
+		nodeType: new VoucherService(),
+		credentialTypes: [new VoucherServiceApi()],
+		credentials: { voucherServiceApi: { baseUrl: sandbox.url, ...sandbox.keys } },
+		parameters: {
+			resource: 'order',
+			operation: 'create',
+			reference: '={{ $json.reference }}',
+			productCode: '={{ $json.productCode }}',
+			amount: '={{ $json.amount }}',
+			quantity: '={{ $json.quantity }}',
+		},
+		inputItems: items,
+	});
+	const wall = Number(process.hrtime.bigint() - started) / 1e6;
+	const out = result.items[0] ?? [];
+	if (result.error || out.length !== rows || out.some((item) => item.json.error)) {
+		throw new Error(`run failed: ${result.error?.message ?? `${out.length} items`}`);
+	}
+	sandbox.reset();
+	return wall;
+}
+
+const median = (values: number[]) =>
+	[...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+
+test('the pacing start, side by side', async () => {
+	console.log(
+		`load average 1 / 5 / 15 min before: ${load()}; ${LATENCY} ms latency; shipped start ${shippedStart}`,
+	);
+	await once(100, shippedStart); // warm-up: n8n runtime, JIT
+	for (const rows of ROWS) {
+		const walls = new Map(STARTS.map((start) => [start, [] as number[]]));
+		for (let round = 0; round < ROUNDS; round++) {
+			// Alternate the order, so no start always runs first on a warmer or quieter machine.
+			const order = round % 2 === 0 ? STARTS : [...STARTS].reverse();
+			for (const start of order) walls.get(start)?.push(await once(rows, start));
+		}
+		const base = median(walls.get(shippedStart) ?? walls.get(STARTS[0]) ?? []);
+		for (const [start, values] of walls) {
+			const spread = values.map((ms) => ms.toFixed(0)).join(' / ');
+			console.log(
+				`${rows} rows, start ${start}: median ${median(values).toFixed(0)} ms (${(median(values) / base).toFixed(2)} × start ${shippedStart}); rounds ${spread} ms`,
+			);
+		}
+	}
+	pacing.START_LIMIT = shippedStart;
+	console.log(`load average after: ${load()}`);
+	await sandbox.close();
+}, 1_800_000);
