@@ -7,9 +7,12 @@
 // sandbox; between runs the start is set on the built transport module, so everything else
 // is the same code. Four fields are mapped by expression, as a sheet maps them. Each row
 // count alternates the starts for BENCH_ROUNDS rounds (default 5); the median and the spread
-// of each are printed, with the load average before and after.
+// of each are printed, with the load average before and after. Then what a high start costs
+// the service: the same 1,000 rows against a sandbox that answers 429 over BENCH_RATE_LIMIT
+// requests/s, with the 429s each start draws.
 // Env: BENCH_DIST, BENCH_LATENCY_MS (default 25), BENCH_PACING_ROWS (default 100,1000),
-//      BENCH_PACING_STARTS (default 4,8,16,32), BENCH_ROUNDS.
+//      BENCH_PACING_STARTS (default 4,8,16,32), BENCH_ROUNDS, BENCH_RATE_LIMIT (default 100;
+//      0 skips it).
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -26,6 +29,7 @@ const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 25);
 const ROWS = list(process.env.BENCH_PACING_ROWS, [100, 1000]);
 const STARTS = list(process.env.BENCH_PACING_STARTS, [4, 8, 16, 32]);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const RATE_LIMIT = Number(process.env.BENCH_RATE_LIMIT ?? 100);
 
 const require = createRequire(import.meta.url);
 const pacing = require(`${DIST}/nodes/VoucherService/transport/adaptiveConcurrency.js`);
@@ -45,6 +49,7 @@ const load = () =>
 let run = 0;
 /** Wall time of one run of `rows` orders, in ms, with the pacing starting at `start`. */
 async function once(rows: number, start: number): Promise<number> {
+	sandbox.reset();
 	pacing.START_LIMIT = start;
 	run++;
 	const items = Array.from({ length: rows }, (_, i) => ({
@@ -73,7 +78,6 @@ async function once(rows: number, start: number): Promise<number> {
 	if (result.error || out.length !== rows || out.some((item) => item.json.error)) {
 		throw new Error(`run failed: ${result.error?.message ?? `${out.length} items`}`);
 	}
-	sandbox.reset();
 	return wall;
 }
 
@@ -99,6 +103,17 @@ test('the pacing start, side by side', async () => {
 				`${rows} rows, start ${start}: median ${median(values).toFixed(0)} ms (${(median(values) / base).toFixed(2)} × start ${shippedStart}); rounds ${spread} ms`,
 			);
 		}
+	}
+	if (RATE_LIMIT > 0) {
+		sandbox.configure({ rateLimitPerSecond: RATE_LIMIT });
+		for (const start of STARTS) {
+			const wall = await once(1000, start);
+			const refused = sandbox.state.requests.filter((entry) => entry.status === 429).length;
+			console.log(
+				`1000 rows against ${RATE_LIMIT} requests/s, start ${start}: ${wall.toFixed(0)} ms, ${refused} answered 429`,
+			);
+		}
+		sandbox.configure({ rateLimitPerSecond: 0 });
 	}
 	pacing.START_LIMIT = shippedStart;
 	console.log(`load average after: ${load()}`);
