@@ -381,16 +381,141 @@ describe('spreadsheets in and out of a real n8n', () => {
 		expect(existsSync(results)).toBe(true);
 	});
 
+	it('the Google Sheets example writes each result to the row it came from, by row_number', async () => {
+		// No Google account here: the two Google Sheets nodes become stand-ins of the same names.
+		// "Read the sheet" gives rows as Get Row(s) does (row_number is the sheet's row; row 4 is
+		// empty, so Google skips it), and the update becomes an Edit Fields node evaluating the
+		// update's own column mapping, row_number included.
+		const wf = preparedExample('google-sheets-campaign.json', {
+			credentials: { [API_CREDENTIAL]: credential },
+			filesDir,
+		});
+		const reference = `gift-sheet-campaign-${tag}`;
+		const rows = [
+			{
+				row_number: 2,
+				'First Name': 'Ada',
+				'Last Name': 'Obi',
+				Email: 'ada.gs@example.com',
+				Amount: '5000',
+			},
+			{
+				row_number: 3,
+				'First Name': 'Bola',
+				'Last Name': 'Ade',
+				Email: 'not-an-address',
+				Amount: '5000',
+			},
+			{
+				row_number: 5,
+				'First Name': 'Chidi',
+				'Last Name': 'Eze',
+				Email: ' chidi.gs@example.com',
+				Amount: 10000,
+			},
+		];
+		const write = wf.nodes.find((n) => n.name === 'Write the results to the same rows')!;
+		const mapping = (write.parameters.columns as { value: Record<string, string> }).value;
+		wf.nodes = wf.nodes.flatMap((n) => {
+			if (n.name === 'Read the sheet')
+				return [
+					{ ...sheetRows(rows)[0], name: 'Sheet data', position: n.position },
+					{ ...sheetRows(rows)[1], name: 'Read the sheet', position: n.position, credentials: {} },
+				];
+			if (n === write)
+				return [
+					{
+						...n,
+						type: 'n8n-nodes-base.set',
+						typeVersion: 3.4,
+						credentials: {},
+						parameters: {
+							assignments: {
+								assignments: Object.entries(mapping).map(([name, value]) => ({
+									id: name,
+									name,
+									value,
+									type: 'string',
+								})),
+							},
+							options: {},
+						},
+					},
+				];
+			if (n.type === ACTION_NODE) n.parameters.reference = reference;
+			return [n];
+		});
+		wf.connections = {
+			[MANUAL_TRIGGER]: { main: [[{ node: 'Sheet data', type: 'main', index: 0 }]] },
+			'Sheet data': { main: [[{ node: 'Read the sheet', type: 'main', index: 0 }]] },
+			...Object.fromEntries(
+				Object.entries(wf.connections).filter(([from]) => from !== MANUAL_TRIGGER),
+			),
+		};
+		wf.name = 'E2E Google Sheets campaign (stand-ins)';
+		const ex = await run(wf, MANUAL_TRIGGER);
+		expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
+		const updates = nodeOutput(ex, 'Write the results to the same rows');
+		const orders = [...sandbox.state.orders.values()].filter((o) =>
+			o.reference.startsWith(`${reference}-`),
+		);
+		const orderOf = (email: string) =>
+			orders.find((o) => o.vouchers.some((v) => v.email === email))!;
+		expect(updates).toEqual([
+			{
+				row_number: '2',
+				Order: orderOf('ada.gs@example.com').reference,
+				'Order Number': orderOf('ada.gs@example.com').orderNumber,
+				Status: 'COMPLETED',
+				'Voucher Status': 'DELIVERED',
+				Error: '',
+			},
+			{
+				row_number: '3',
+				Order: '',
+				'Order Number': '',
+				Status: 'NOT BOUGHT',
+				'Voucher Status': '',
+				Error: 'invalid "email": E-mail is not a valid e-mail address',
+			},
+			{
+				row_number: '5',
+				Order: orderOf('chidi.gs@example.com').reference,
+				'Order Number': orderOf('chidi.gs@example.com').orderNumber,
+				Status: 'COMPLETED',
+				'Voucher Status': 'DELIVERED',
+				Error: '',
+			},
+		]);
+	});
+
 	it('the low-balance alert reaches the e-mail only when the NGN wallet is below the threshold', async () => {
 		const wf = preparedExample('low-balance-alert.json', {
 			credentials: { [API_CREDENTIAL]: credential },
 			filesDir,
 		});
-		// No mail server here: the e-mail node becomes a No Operation node of the same name, so
-		// what is checked is the wallet read and the If.
+		// No mail server here: the e-mail node becomes an Edit Fields node of the same name that
+		// evaluates the e-mail's own To, Subject and Text, so what is checked is the wallet read,
+		// the If and the message.
 		wf.nodes = wf.nodes.map((n) =>
 			n.type === 'n8n-nodes-base.emailSend'
-				? { ...n, type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {}, credentials: {} }
+				? {
+						...n,
+						type: 'n8n-nodes-base.set',
+						typeVersion: 3.4,
+						parameters: {
+							assignments: {
+								assignments: ['toEmail', 'subject', 'text'].map((name) => ({
+									id: name,
+									name,
+									value: n.parameters[name],
+									type: 'string',
+								})),
+							},
+							options: {},
+						},
+						credentials: {},
+					}
 				: n,
 		);
 		wf.name = 'E2E low-balance alert (no mail)';
@@ -413,7 +538,13 @@ describe('spreadsheets in and out of a real n8n', () => {
 			const ex = await run(lowWf, 'Every morning at 8');
 			expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
 			expect(nodeOutput(ex, 'Wallets').map((w) => w.currency)).toEqual(['NGN', 'USD']);
-			expect(nodeOutput(ex, 'Send the alert')).toEqual([{ balance: 40_000, currency: 'NGN' }]);
+			const [mail] = nodeOutput(ex, 'Send the alert');
+			expect(nodeOutput(ex, 'Send the alert')).toHaveLength(1);
+			expect(mail).toMatchObject({
+				toEmail: 'finance@example.com',
+				subject: 'Voucher wallet low: NGN 40,000',
+			});
+			expect(String(mail.text)).toMatch(/^The NGN voucher wallet holds NGN 40,000, below/);
 		} finally {
 			await low.close();
 		}
