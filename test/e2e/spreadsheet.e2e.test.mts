@@ -4,9 +4,10 @@
 // examples/sheet-round-trip.json: Extract From File, the Voucher Service node (a campaign for
 // e-mail rows, a download order per row for the others) and Convert To File. The files it
 // writes are read back with Extract From File and compared with the sandbox's own books.
-// Also: the daily campaign over a growing sheet buys only the new rows, the low-balance alert
-// takes the If branch by the wallet's real balance, and a campaign the wallet cannot cover
-// buys nothing (Check Wallet Balance First).
+// Also: the daily campaign over a growing sheet buys only the new rows; the Google Sheets
+// example, with stand-ins for Google's nodes, gives every result the row_number of its row; the
+// low-balance alert takes the If branch by the wallet's real balance; and a campaign the wallet
+// cannot cover buys nothing (Check Wallet Balance First).
 import {
 	appendFileSync,
 	existsSync,
