@@ -59,7 +59,8 @@ function bindCredentials(wf: WorkflowJson, byType: Record<string, CredentialRef>
  */
 function useFilesDir(wf: WorkflowJson, filesDir: string): WorkflowJson {
 	mkdirSync(filesDir, { recursive: true });
-	for (const file of readdirSync(DATA_DIR)) copyFileSync(join(DATA_DIR, file), join(filesDir, file));
+	for (const file of readdirSync(DATA_DIR))
+		copyFileSync(join(DATA_DIR, file), join(filesDir, file));
 	for (const node of wf.nodes) {
 		if (node.type !== 'n8n-nodes-base.readWriteFile') continue;
 		// fileSelector is the path read; fileName the path written (the per-row results).
