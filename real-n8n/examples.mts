@@ -1,5 +1,6 @@
 // The example workflows in examples/, made ready for a given n8n: credentials
-// bound by type, the CSV path filled in. Used by `npm run dev` and the e2e suite.
+// bound by type, the paths of the files they read and write filled in. Used by
+// `npm run dev` and the e2e suite.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
@@ -21,7 +22,8 @@ import type { N8nRest, WorkflowJson } from './rest.mts';
 const { NodeHelpers } = createRequire(import.meta.url)('n8n-workflow') as typeof N8nWorkflow;
 
 const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
-const CAMPAIGN_CSV = 'campaign-recipients.csv';
+/** The sheets the examples read (CSV and XLSX), copied where n8n may read them. */
+const DATA_DIR = join(EXAMPLES_DIR, 'data');
 
 /** examples/**\/*.json, paths relative to examples/, in a stable order. */
 export function exampleFiles(dir = EXAMPLES_DIR): string[] {
@@ -52,12 +54,13 @@ function bindCredentials(wf: WorkflowJson, byType: Record<string, CredentialRef>
 }
 
 /**
- * Copies the campaign CSV into `filesDir` (which n8n must be allowed to read:
- * N8N_RESTRICT_FILE_ACCESS_TO) and points the file-reading and -writing nodes at it.
+ * Copies the example sheets of examples/data into `filesDir` (which n8n must be allowed to
+ * read: N8N_RESTRICT_FILE_ACCESS_TO) and points the file-reading and -writing nodes there.
  */
 function useFilesDir(wf: WorkflowJson, filesDir: string): WorkflowJson {
 	mkdirSync(filesDir, { recursive: true });
-	copyFileSync(join(EXAMPLES_DIR, 'data', CAMPAIGN_CSV), join(filesDir, CAMPAIGN_CSV));
+	for (const file of readdirSync(DATA_DIR))
+		copyFileSync(join(DATA_DIR, file), join(filesDir, file));
 	for (const node of wf.nodes) {
 		if (node.type !== 'n8n-nodes-base.readWriteFile') continue;
 		// fileSelector is the path read; fileName the path written (the per-row results).
@@ -95,13 +98,21 @@ export interface ImportedExample {
  * Imports every example; activates those started by webhooks whose credentials are all
  * given (an example that needs the user's own database stays inactive without one).
  */
+/** One example as importExamples imports it: credentials bound by type, file paths in `filesDir`. */
+export function preparedExample(
+	file: string,
+	opts: { credentials: Record<string, CredentialRef>; filesDir: string },
+): WorkflowJson {
+	return useFilesDir(bindCredentials(readExample(file), opts.credentials), opts.filesDir);
+}
+
 export async function importExamples(
 	rest: N8nRest,
 	opts: { credentials: Record<string, CredentialRef>; filesDir: string; activate?: boolean },
 ): Promise<ImportedExample[]> {
 	const imported: ImportedExample[] = [];
 	for (const file of exampleFiles()) {
-		const wf = useFilesDir(bindCredentials(readExample(file), opts.credentials), opts.filesDir);
+		const wf = preparedExample(file, opts);
 		const { id } = await rest.createWorkflow(wf);
 		const webhookUrl = productionWebhookUrl(rest.url, wf);
 		let active = false;
