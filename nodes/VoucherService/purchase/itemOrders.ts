@@ -189,7 +189,12 @@ export async function planItemOrders(
 		run: async () => {
 			const result = await placeOrder(client, item, item.settings);
 			if (result.alreadyExisted) tally.held++;
-			else tally.bought.push({ request: item.request, status: result.order.status });
+			else
+				tally.bought.push({
+					request: item.request,
+					status: result.order.status,
+					...(result.foundByLookup ? { lostAnswer: true } : {}),
+				});
 			return [{ itemIndex: item.itemIndex, json: orderItems(result, item.output) }];
 		},
 	}));

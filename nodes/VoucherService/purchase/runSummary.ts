@@ -8,8 +8,12 @@ import { counted } from '../shared/wording';
 
 /** What a real run did, recorded as its orders come back (never re-computed from the input). */
 export interface RunTally {
-	/** Orders this run bought: what was sent, and the status the service gave. */
-	bought: Array<{ request: OrderRequest; status: string }>;
+	/**
+	 * Orders this run bought: what was sent, and the status the service gave. `lostAnswer`: found
+	 * by look-up after the create's answer was lost, so possibly bought by an earlier run under
+	 * the same reference (the service's order carries no date to tell).
+	 */
+	bought: Array<{ request: OrderRequest; status: string; lostAnswer?: boolean }>;
 	/** Items or rows whose voucher an earlier run had already bought. */
 	held: number;
 }
@@ -22,8 +26,14 @@ export function runSummaryHint(tally: RunTally, outcomes: ItemOutcome[]): NodeEx
 	const spentKobo = tally.bought.reduce((sum, { request }) => sum + orderTotalKobo(request), 0);
 	const failed = outcomes.filter((outcome) => 'error' in outcome).length;
 	const processing = tally.bought.filter(({ status }) => status === 'PROCESSING').length;
+	const lost = tally.bought.filter(({ lostAnswer }) => lostAnswer);
+	const lostKobo = lost.reduce((sum, { request }) => sum + orderTotalKobo(request), 0);
+	const lostText =
+		lost.length === 0
+			? ''
+			: ` ${counted(lost.length, 'of these orders', 'of these orders')} (${formatNaira(lostKobo)}) ${lost.length === 1 ? 'was' : 'were'} found by look-up after the create's answer was lost: this run bought ${lost.length === 1 ? 'it' : 'them'}, unless an earlier run used the same Reference.`;
 	return {
-		message: `This run bought ${counted(vouchers, 'voucher')} in ${counted(tally.bought.length, 'new order')} for ${formatNaira(spentKobo)} (before coupon discounts); ${counted(tally.held, 'item')} already held from an earlier run; ${counted(failed, 'item')} refused or failed; ${counted(processing, 'order')} still PROCESSING.`,
+		message: `This run bought ${counted(vouchers, 'voucher')} in ${counted(tally.bought.length, 'new order')} for ${formatNaira(spentKobo)} (before coupon discounts); ${counted(tally.held, 'item')} already held from an earlier run; ${counted(failed, 'item')} refused or failed; ${counted(processing, 'order')} still PROCESSING.${lostText}`,
 		type: 'info',
 		location: 'outputPane',
 	};
