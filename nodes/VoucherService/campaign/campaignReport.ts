@@ -4,15 +4,16 @@ import type { CampaignOrder, Order } from '../orderTypes';
 import { campaignReportHint } from './campaignReportHint';
 import type { CampaignReport, ReportedVoucher } from './campaignReportHint';
 import { unlistedOrderDeliveryStatus, voucherDeliveryStatus } from './deliveryStatus';
-import { discoverCampaignOrders } from './discovery';
+import { campaignOrderReference, discoverCampaignOrders } from './discovery';
 
 /** The base reference one input item asks about, checked; or why it cannot be used. */
 export type ReadCampaignBase =
 	| { itemIndex: number; base: string }
 	| { itemIndex: number; error: unknown };
 
-const orderFields = (order: Order) => ({
-	reference: order.reference,
+/** The order's columns on each of its items; the reference is the one looked up (the answer may omit it). */
+const orderColumns = (reference: string, order: Order) => ({
+	reference,
 	orderNumber: order.orderNumber,
 	orderStatus: order.status,
 });
@@ -23,7 +24,7 @@ const orderFields = (order: Order) => ({
  * never hides an order whose recipients the service did not name. Codes and PINs are left out
  * on purpose: the report is about delivery, and may go to an AI agent.
  */
-function orderItems(order: Order): ReportedVoucher[] {
+function orderItems(reference: string, order: Order): ReportedVoucher[] {
 	const vouchers = order.vouchers ?? [];
 	if (vouchers.length === 0) {
 		return [
@@ -33,7 +34,7 @@ function orderItems(order: Order): ReportedVoucher[] {
 				lastName: null,
 				value: null,
 				serial: null,
-				...orderFields(order),
+				...orderColumns(reference, order),
 				deliveryStatus: unlistedOrderDeliveryStatus(order),
 				vouchersListed: false,
 			},
@@ -45,7 +46,7 @@ function orderItems(order: Order): ReportedVoucher[] {
 		lastName: voucher.lastName ?? null,
 		value: voucher.value ?? null,
 		serial: voucher.serial ?? null,
-		...orderFields(order),
+		...orderColumns(reference, order),
 		deliveryStatus: voucherDeliveryStatus(voucher.status),
 	}));
 }
@@ -53,7 +54,9 @@ function orderItems(order: Order): ReportedVoucher[] {
 const reportOf = (base: string, orders: CampaignOrder[]): CampaignReport => ({
 	base,
 	orders: orders.length,
-	items: orders.flatMap(({ order }) => orderItems(order)),
+	items: orders.flatMap(({ number, order }) =>
+		orderItems(campaignOrderReference(base, number), order),
+	),
 });
 
 /**

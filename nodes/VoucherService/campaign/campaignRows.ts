@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 
 import { toKobo } from '../shared/money';
-import { campaignRowSchema, validate } from '../shared/validation';
+import { campaignRowSchema, COUPON_JSON_KEY, validate } from '../shared/validation';
 import type { CampaignRow } from '../orderTypes';
 import { recipientKey } from '../purchase/orderMatch';
 
@@ -15,8 +15,8 @@ export const RECIPIENT_FIELD_LABELS = {
 
 /** What rows must agree on to share an order, besides their narration. */
 function sharedOrderFields(row: Pick<CampaignRow, 'amountKobo' | 'orderFields'>): unknown[] {
-	const { productCode, couponCode, templateId } = row.orderFields;
-	return [productCode, row.amountKobo, couponCode, templateId];
+	const { productCode, templateId } = row.orderFields;
+	return [productCode, row.amountKobo, row.orderFields[COUPON_JSON_KEY], templateId];
 }
 
 /** The order key a row would have if every row had the same narration. */

@@ -10,10 +10,7 @@ import { checkFoundOrder } from './orderMatch';
 import { orderTotalKobo } from './orderTotal';
 import { assertWithinSpendingLimit } from './spendingGuard';
 
-/*
- * The one way an order is bought: the spending guard, a create that no retry can turn into a
- * second order, then the wait if asked for. Single orders and campaign orders both come here.
- */
+/* Single orders and campaign orders are both bought here, and only here. */
 
 /** Throws when the order's total is above the spending limit. Plans call it before anything is sent. */
 export function checkSpending(
@@ -84,13 +81,15 @@ function createdOrder(
 ) {
 	try {
 		return asOrder(client, data, reference, itemIndex);
-	} catch (error) {
-		const { description } = error as NodeOperationError;
+	} catch {
+		// asOrder's own description says nothing was bought on the strength of the answer,
+		// which here would read as "not bought": say only what was wrong with the answer.
+		const what = Array.isArray(data) ? 'a list' : 'no order number or status, or another reference';
 		throw outcomeUnknown(
 			client,
 			itemIndex,
 			reference,
-			`The service accepted the create, but its answer is not the order. ${description ?? ''}`,
+			`The service accepted the create, but its answer is not the order (it holds ${what}).`,
 		);
 	}
 }
@@ -119,8 +118,8 @@ async function lookUpAfterUnclearCreate(
  * idempotency key, only the client's unique reference, so whenever the outcome of a
  * create is unclear (timeout, reset, 5xx, 429, or any refusal such as a duplicate
  * reference) the reference is looked up first:
- * - found: that order is returned, marked alreadyExisted, if it is this request (see
- *   orderMatch.ts); an order that differs is an error;
+ * - found: that order is returned if it is this request (see orderMatch.ts), marked
+ *   alreadyExisted only when the first attempt was refused; an order that differs is an error;
  * - not found (`04`): a transient failure is retried with backoff, a refusal is reported.
  */
 async function createOrderSafely(

@@ -31,7 +31,7 @@ export function runSummaryHint(tally: RunTally, outcomes: ItemOutcome[]): NodeEx
 	const lostText =
 		lost.length === 0
 			? ''
-			: ` ${counted(lost.length, 'of these orders', 'of these orders')} (${formatNaira(lostKobo)}) ${lost.length === 1 ? 'was' : 'were'} found by look-up after the create's answer was lost: this run bought ${lost.length === 1 ? 'it' : 'them'}, unless an earlier run used the same Reference.`;
+			: ` ${lost.length} of these orders (${formatNaira(lostKobo)}) ${lost.length === 1 ? 'was' : 'were'} found by look-up after the create's answer was lost: this run bought ${lost.length === 1 ? 'it' : 'them'}, unless an earlier run used the same Reference.`;
 	return {
 		message: `This run bought ${counted(vouchers, 'voucher')} in ${counted(tally.bought.length, 'new order')} for ${formatNaira(spentKobo)} (before coupon discounts); ${counted(tally.held, 'item')} already held from an earlier run; ${counted(failed, 'item')} refused or failed; ${counted(processing, 'order')} still PROCESSING.${lostText}`,
 		type: 'info',

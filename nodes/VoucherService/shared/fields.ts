@@ -10,13 +10,16 @@ import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from './concurrency';
 /** Name of the saved Coupon Code parameter; fixed, so saved workflows keep loading. */
 export const COUPON_CODE_PARAMETER = 'couponCode';
 
-export const referenceField = (description: string): INodeProperties => ({
+export const referenceField = (
+	description: string,
+	placeholder = 'e.g. campaign-2026-11-0001',
+): INodeProperties => ({
 	displayName: 'Reference',
 	name: 'reference',
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: 'e.g. campaign-2026-11-0001',
+	placeholder,
 	description,
 });
 

@@ -18,6 +18,9 @@ function orderFlags(result: OrderResult): IDataObject {
 	);
 	return {
 		...(result.alreadyExisted !== undefined ? { alreadyExisted: result.alreadyExisted } : {}),
+		// Counted as this run's, but an earlier run under the same reference may have bought it:
+		// a workflow that sends codes for new orders can check before sending them twice.
+		...(result.foundByLookup && !result.alreadyExisted ? { foundByLookup: true } : {}),
 		...(result.waitTimedOut ? { waitTimedOut: true } : {}),
 		...(pending ? { vouchersPending: true } : {}),
 		...(result.unverified ? { comparedWithRequest: false } : {}),

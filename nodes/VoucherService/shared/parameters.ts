@@ -4,6 +4,7 @@ import { API_CREDENTIAL } from '../../voucherServiceApi/credentials';
 import type { OrderOutput } from '../orderTypes';
 import { GIVE_CODES_PARAMETER, runsAsAgentTool } from './agentTool';
 import { COUPON_CODE_PARAMETER } from './fields';
+import { COUPON_JSON_KEY } from './validation';
 
 /** Whether a raw parameter value holds an expression anywhere (n8n marks one with a leading '='). */
 function holdsExpression(value: unknown): boolean {
@@ -187,7 +188,7 @@ export function readOrderFields(parameters: ExecutionParameters, itemIndex: numb
 			reference: parameters.get('reference', itemIndex),
 			productCode: parameters.get('productCode', itemIndex),
 			amount: parameters.get('amount', itemIndex),
-			couponCode: additional[COUPON_CODE_PARAMETER],
+			[COUPON_JSON_KEY]: additional[COUPON_CODE_PARAMETER],
 		},
 	};
 }

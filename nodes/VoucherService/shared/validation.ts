@@ -171,7 +171,10 @@ const recipientShape = {
 	email,
 };
 
-/** JSON key of the coupon code in both create bodies. The spec does not name it; change it here only. */
+/**
+ * JSON key of the coupon code in both create bodies, and so the key the schemas read it under.
+ * The spec does not name it; change it here only (the field's description quotes it too).
+ */
 export const COUPON_JSON_KEY = 'couponCode';
 
 const orderShape = {

@@ -35,7 +35,7 @@ const entered = { show: { recipientsSource: ['manual'] } };
 
 const properties: INodeProperties[] = [
 	referenceField(
-		'Your unique order number. Running the workflow again with the same reference never creates a second order. With recipients from input items this is the base: orders are numbered <reference>-1, <reference>-2, …',
+		'Your unique order number. Running the workflow again with the same reference never creates a second order. With recipients from input items this is the base: orders are numbered with the base followed by -1, -2, … (spring-2026-1, spring-2026-2, …).',
 	),
 	productCodeField,
 	amountField,
@@ -174,9 +174,9 @@ function readRecipientValue(
 	const { json } = context.getInputData()[itemIndex];
 	if (Object.prototype.hasOwnProperty.call(json, column)) return json[column];
 	const columns = Object.keys(json);
-	const listed = columns.slice(0, 20).join(', ') + (columns.length > 20 ? ', …' : '');
+	const shown = columns.slice(0, 20).join(', ') + (columns.length > 20 ? ', …' : '');
 	const columnsText =
-		columns.length > 0 ? `The item's columns are: ${listed}.` : 'The item has no columns.';
+		columns.length > 0 ? `The item's columns are: ${shown}.` : 'The item has no columns.';
 	throw new NodeOperationError(
 		parameters.node,
 		`Item ${itemIndex}: column "${column}" not found in the input item`,

@@ -13,7 +13,8 @@ export const description = updateDisplayOptions(
 	{ show: { resource: ['order'], operation: ['getCampaign'] } },
 	[
 		referenceField(
-			'The base reference the campaign was bought under (Create for Recipients with recipients from input items). Its orders are <reference>-1, <reference>-2, …',
+			'The base reference the campaign was bought under (Create for Recipients with recipients from input items). Its orders are the base followed by -1, -2, … (spring-2026-1, spring-2026-2, …).',
+			'e.g. spring-2026',
 		),
 	],
 );
