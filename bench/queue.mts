@@ -3,15 +3,19 @@
 // two workers at n8n's default concurrency of 10, two webhook processes), two
 // active workflows, each trigger → NoOp ("Received"):
 // - ours: the Voucher Service Trigger with its run-once election (defaults);
-// - the Webhook node route: n8n's plain Webhook node, no run-once guarantee.
+// - the Webhook node route: n8n's plain Webhook node, no run-once guarantee;
+// - ours without the election (Suppress Duplicates off): every copy runs, as on the
+//   Webhook node route, through the same community-trigger path as ours, so it splits
+//   the difference into n8n's share for a community trigger and the election's.
 // The same N distinct signed events go to each route in turn (the Webhook node
-// route first), every event twice, one copy straight to each webhook process,
+// route, ours without the election, ours), every event twice, one copy straight to each webhook process,
 // the two copies side by side so that they are in flight together,
 // BENCH_QUEUE_CONCURRENCY deliveries in flight in all.
 //   npm run bench:queue
 // Env: BENCH_QUEUE_EVENTS (distinct events, default 500), BENCH_QUEUE_CONCURRENCY
 //      (deliveries in flight, default 16), BENCH_QUEUE_TIMEOUT_S (how long to wait
-//      for the executions of one route, default 900).
+//      for the executions of one route, default 900), BENCH_QUEUE_NO_ELECTION=0 leaves
+//      out the route without the election.
 // Figures per route, from n8n's own database once its executions have all ended:
 // - the time from the first delivery until every event had run (ours: once, in the
 //   execution whose "Received" ran; the Webhook node route: all 2 × N executions),
@@ -42,13 +46,15 @@ const CONCURRENCY = envInt('BENCH_QUEUE_CONCURRENCY', 16);
 const TIMEOUT_MS = envInt('BENCH_QUEUE_TIMEOUT_S', 900) * 1000;
 const WARM_UP_EVENTS = 10;
 const OURS_HOOK = 'b3c4d5e6-0000-4000-8000-000000queue';
+const NO_ELECTION_HOOK = 'b3c4d5e6-0000-4000-8000-0queuenoelect';
+const WITH_NO_ELECTION = envInt('BENCH_QUEUE_NO_ELECTION', 1) > 0;
 const PLAIN_HOOK = 'b3c4d5e6-0000-4000-8000-00queueplain';
 const PLAIN_PATH = 'bench-queue-plain-webhook';
 const TRIGGER_NAME = 'Voucher Service Trigger';
 const PLAIN_NAME = 'Webhook';
 const AFTER_TRIGGER = 'Received';
 
-type RouteName = 'plain' | 'ours';
+type RouteName = 'plain' | 'noElection' | 'ours';
 interface Route {
 	name: RouteName;
 	label: string;
@@ -285,6 +291,15 @@ try {
 			runsPerEvent: 2,
 			eventOf: (json) => String((json.body as { data: { orderNumber: string } }).data.orderNumber),
 		},
+		noElection: {
+			name: 'noElection',
+			label: 'ours without the election',
+			workflowId: WITH_NO_ELECTION ? await activeTriggerWorkflow(cluster, 'bench queue voucher trigger without election', voucherTriggerNode(NO_ELECTION_HOOK, credential, { suppressDuplicates: false })) : '',
+			urls: hooks.map((h) => `${h}/webhook/${NO_ELECTION_HOOK}/webhook`),
+			triggerNode: TRIGGER_NAME,
+			runsPerEvent: 2,
+			eventOf: (json) => String((json.data as { orderNumber: string }).orderNumber),
+		},
 		ours: {
 			name: 'ours',
 			label: 'ours',
@@ -295,11 +310,12 @@ try {
 			eventOf: (json) => String((json.data as { orderNumber: string }).orderNumber),
 		},
 	};
-	for (const route of Object.values(routes)) for (const url of route.urls) await rest.waitForWebhook(url, 60_000);
+	const used = Object.values(routes).filter((r) => r.workflowId !== '');
+	for (const route of used) for (const url of route.urls) await rest.waitForWebhook(url, 60_000);
 	const concurrency = workerConcurrency(cluster);
 	const slots = concurrency.reduce((a, b) => a + b, 0);
 	say(`workers' concurrency ${concurrency.join(', ')}; warming up`);
-	for (const route of Object.values(routes)) {
+	for (const route of used) {
 		const warm = Array.from({ length: WARM_UP_EVENTS }, () => event());
 		await deliver(db, cluster, route, warm, 4);
 	}
@@ -308,15 +324,25 @@ try {
 	const bodies = Array.from({ length: EVENTS }, () => event());
 	const plain = await deliver(db, cluster, routes.plain, bodies, CONCURRENCY);
 	await new Promise((r) => setTimeout(r, 2000));
+	const noElection = WITH_NO_ELECTION ? await deliver(db, cluster, routes.noElection, bodies, CONCURRENCY) : undefined;
+	if (noElection) await new Promise((r) => setTimeout(r, 2000));
 	const ours = await deliver(db, cluster, routes.ours, bodies, CONCURRENCY);
 
 	const rows: Row[] = [
 		info('cluster', `${QUEUE_ROLES.webhook.count} webhook processes, ${QUEUE_ROLES.worker.count} workers`, `worker concurrency ${concurrency.join(' / ')} (n8n's default); PostgreSQL ${cluster.postgres.version}, Redis`),
-		info('deliveries', `${EVENTS} events × 2 to each route`, `one copy to each webhook process, side by side; ${CONCURRENCY} in flight; the Webhook node route first`),
+		info('deliveries', `${EVENTS} events × 2 to each route`, `one copy to each webhook process, side by side; ${CONCURRENCY} in flight; in turn: ${used.map((r) => r.label).join(', ')}`),
 		...routeRows(plain, slots),
+		...(noElection ? routeRows(noElection, slots) : []),
 		...routeRows(ours, slots),
 		atMost('time until every event had run: ours (exactly once) vs the Webhook node route (every copy, no run-once guarantee)', ours.allRanSeconds, plain.allRanSeconds, 1.5, 's', 2),
 		{ ...atMost('answer time p99 at the webhook processes, ours vs the Webhook node route', ours.load.p99, plain.load.p99, 1, 'ms'), goal: undefined, met: undefined },
+		...(noElection
+			? [
+					{ ...atMost("where it goes: time until every copy had run, ours without the election vs the Webhook node route (n8n's share for a community trigger)", noElection.allRanSeconds, plain.allRanSeconds, 1, 's', 2), goal: undefined, met: undefined },
+					{ ...atMost("where it goes: time until every event had run, ours vs ours without the election (the election's share)", ours.allRanSeconds, noElection.allRanSeconds, 1, 's', 2), goal: undefined, met: undefined },
+					{ ...atMost('answer time p99 at the webhook processes, ours without the election vs the Webhook node route', noElection.load.p99, plain.load.p99, 1, 'ms'), goal: undefined, met: undefined },
+				]
+			: []),
 		info(
 			'exactly once (ours)',
 			ours.tally.exact === EVENTS && ours.tally.unknown.length === 0 && ours.failed === 0 ? 'yes' : 'NO',
