@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { NOISY_LOAD } from './report.mts';
 
-const ALL = ['signature', 'orders', 'campaign', 'memory', 'trigger', 'engine', 'election'];
+const ALL = ['signature', 'orders', 'campaign', 'memory', 'trigger', 'engine', 'election', 'queue'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
 for (const name of chosen) if (!ALL.includes(name)) throw new Error(`unknown benchmark ${name}; choose from ${ALL.join(', ')}`);
 

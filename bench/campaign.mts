@@ -2,7 +2,9 @@
 // Items", against the DIY route of one HTTP Request per row.
 //   npm run bench:campaign
 // Env: BENCH_CAMPAIGN_N (recipients, default 10000), BENCH_CAMPAIGN_DIY_N (DIY
-//      rows, default 2000; compared per row), BENCH_LATENCY_MS (default 25).
+//      rows, default 2000; compared per row, so at 100,000 recipients run it at
+//      10,000: its own run would take about 10 minutes), BENCH_LATENCY_MS (default 25),
+//      BENCH_RUN_TIMEOUT_S (per run; default 600, or 60 ms per row if that is longer).
 // Both run in the same n8n, one after the other, against the same sandbox.
 // Then (unless BENCH_PROFILE=0) the campaign runs again in an n8n under
 // --cpu-prof and the profile of the node's run is summarised.
@@ -12,6 +14,7 @@ import {
 	diyWorkflow,
 	performanceToMonoUs,
 	runMeasured,
+	runTimeoutMs,
 	type ServedRequest,
 	startBenchN8n,
 	startBenchSandbox,
@@ -65,7 +68,7 @@ function networkPhases(served: ServedRequest[]) {
 const measure = async (rest: Parameters<typeof runMeasured>[0], label: string, wf: Parameters<typeof runMeasured>[1], rows: number) => {
 	sandbox.reset();
 	probe.reset();
-	const r = await runMeasured(rest, wf);
+	const r = await runMeasured(rest, wf, runTimeoutMs(rows));
 	if (r.items !== rows) throw new Error(`${label}: ${r.items} items out of ${rows}`);
 	const m = {
 		...r,
@@ -92,7 +95,7 @@ try {
 	const discovery = discoveryWindow(sandbox.state.requests);
 	// The same sheet again: discovery reads all 100 orders, and nothing is bought.
 	const logged = sandbox.state.requests.length;
-	const rerun = await runMeasured(bench.rest, campaignWorkflow(N, 'bench-camp', creds));
+	const rerun = await runMeasured(bench.rest, campaignWorkflow(N, 'bench-camp', creds), runTimeoutMs(N));
 	const rerunRequests = sandbox.state.requests.slice(logged);
 	const rerunDiscovery = discoveryWindow(rerunRequests);
 	const rerunPosts = rerunRequests.filter((r) => r.method === 'POST').length;

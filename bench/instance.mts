@@ -302,6 +302,21 @@ export interface RunResult {
 
 const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 
+/**
+ * Above this many rows a DIY route (one HTTP Request per row) runs at this size and is
+ * compared per row, or scaled: at 100,000 rows its own run would take about 4 minutes at
+ * 0 ms latency and 10 at 25 ms (2 to 6 ms a row), and n8n's RSS would grow by 3 to 8 GiB
+ * for it (30 to 80 KiB a row, measured at 2,000 and 10,000 rows), up to and past n8n's
+ * default heap limit of about 4 GiB.
+ */
+export const DIY_MAX_ROWS = 10_000;
+
+/** How long one workflow run of `rows` rows may take: BENCH_RUN_TIMEOUT_S, else 10 minutes or 60 ms a row, whichever is longer. */
+export function runTimeoutMs(rows: number): number {
+	const seconds = Number(process.env.BENCH_RUN_TIMEOUT_S ?? 0);
+	return seconds > 0 ? seconds * 1000 : Math.max(600_000, rows * 60);
+}
+
 /** Saves and runs a workflow like the editor's button, and reads back the measured node's time. */
 export async function runMeasured(rest: N8nRest, wf: WorkflowJson, timeoutMs = 600_000): Promise<RunResult> {
 	const { id } = await rest.createWorkflow(wf);

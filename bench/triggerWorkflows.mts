@@ -28,8 +28,8 @@ export async function startTriggerN8n(env: Record<string, string> = {}): Promise
 
 const noOp = { id: 'noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} };
 
-/** Saves and activates `trigger` followed by NoOp; returns the workflow's id. */
-export async function activeTriggerWorkflow(b: BenchN8n, name: string, trigger: WorkflowJson['nodes'][number]): Promise<string> {
+/** Saves and activates `trigger` followed by NoOp; returns the workflow's id. Any n8n with a logged-in REST client: one process, or a queue-mode cluster's main. */
+export async function activeTriggerWorkflow(b: Pick<BenchN8n, 'rest'>, name: string, trigger: WorkflowJson['nodes'][number]): Promise<string> {
 	const wf = await b.rest.createWorkflow(linearWorkflow(name, [{ id: 'trigger', ...trigger }, noOp]));
 	await b.rest.activateWorkflow(wf.id);
 	return wf.id;
@@ -47,16 +47,21 @@ export function voucherTriggerNode(webhookId: string, credential: { id: string; 
 	};
 }
 
-export async function setUpHooks(b: BenchN8n): Promise<Hooks> {
-	const cred = await webhookCredential(b.rest, 'Voucher webhooks (bench)', TRIGGER_SECRET);
-	const workflow = (name: string, trigger: WorkflowJson['nodes'][number]) => activeTriggerWorkflow(b, name, trigger);
-	const plain = await workflow('bench plain webhook', {
+/** n8n's own Webhook node (v2, POST, answers on receipt, no verification) at /webhook/<path>. */
+export function plainWebhookNode(webhookId: string, path: string): WorkflowJson['nodes'][number] {
+	return {
 		name: 'Webhook',
 		type: 'n8n-nodes-base.webhook',
 		typeVersion: 2,
-		webhookId: 'b3c4d5e6-0000-4000-8000-0000000plain',
-		parameters: { httpMethod: 'POST', path: PLAIN_PATH, responseMode: 'onReceived', options: {} },
-	});
+		webhookId,
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+	};
+}
+
+export async function setUpHooks(b: BenchN8n): Promise<Hooks> {
+	const cred = await webhookCredential(b.rest, 'Voucher webhooks (bench)', TRIGGER_SECRET);
+	const workflow = (name: string, trigger: WorkflowJson['nodes'][number]) => activeTriggerWorkflow(b, name, trigger);
+	const plain = await workflow('bench plain webhook', plainWebhookNode('b3c4d5e6-0000-4000-8000-0000000plain', PLAIN_PATH));
 	const ours = await workflow('bench voucher trigger', voucherTriggerNode(OURS_HOOK, cred));
 	const floor = await workflow('bench minimal trigger', {
 		name: 'Minimal Trigger',

