@@ -236,6 +236,7 @@ describe('example workflows', () => {
 				'order:create',
 				'order:createForRecipients',
 				'order:get',
+				'order:getCampaign',
 				'template:getAll',
 				'voucher:getStatus',
 				'wallet:getAll',
