@@ -145,7 +145,7 @@ try {
 				`(1 round of look-ups + ${Math.ceil(ours.phases.creates.count / CONCURRENCY)} rounds of creates) × ${LATENCY} ms = ${fmt(ours.phases.floorMs / ((ours.requests * LATENCY) / CONCURRENCY), 2)} × the model`,
 			),
 			info('ours: rest of the node time (reading/validating rows, output)', `${fmt(ours.nodeMs - ours.windowMs, 0)} ms`, `${fmt(((ours.nodeMs - ours.windowMs) * 1000) / N, 1)} µs/row`),
-			info('ours: requests in flight on average (requests × latency ÷ network window)', fmt((ours.requests * LATENCY) / ours.windowMs, 1), `peak ${ours.peak}; the pacing starts at 4 and grows per round of answers`),
+			info('ours: requests in flight on average (requests × latency ÷ network window)', fmt((ours.requests * LATENCY) / ours.windowMs, 1), `peak ${ours.peak}; the pacing starts at 16 and grows per round of answers`),
 			info('ours: orders placed', String(ours.orders), `${PER_ORDER} recipients per order (default), Maximum Concurrency ${CONCURRENCY} (default)`),
 			atMost(
 				`discovery of existing orders (${discovery.lookUps} look-ups; first look-up in → first create in) vs the campaign's node time`,

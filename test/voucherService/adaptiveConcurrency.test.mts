@@ -39,12 +39,17 @@ function pacerOn(maxLimit: number) {
 
 describe('adaptive concurrency', () => {
 	it(`starts at ${START_LIMIT} in flight and doubles per round of fast, clean answers`, async () => {
-		const p = pacerOn(32);
-		expect(await p.ask(100)).toBe(START_LIMIT);
+		const p = pacerOn(8 * START_LIMIT);
+		expect(await p.ask(1000)).toBe(START_LIMIT);
 		await p.answerAll(20);
-		expect(p.inFlight).toHaveLength(8);
+		expect(p.inFlight).toHaveLength(2 * START_LIMIT);
 		await p.answerAll(20);
-		expect(p.inFlight).toHaveLength(16);
+		expect(p.inFlight).toHaveLength(4 * START_LIMIT);
+	});
+
+	it('starts at the Maximum Concurrency when that is lower', async () => {
+		const p = pacerOn(3);
+		expect(await p.ask(100)).toBe(3);
 	});
 
 	it('never exceeds the Maximum Concurrency', async () => {
@@ -56,25 +61,26 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('halves once per round on 429/5xx, then grows by one per round', async () => {
-		const p = pacerOn(32);
+		const p = pacerOn(8 * START_LIMIT);
 		await p.ask(1000);
 		await p.answerAll(20);
-		await p.answerAll(20); // 16 in flight
-		await p.answerAll(20, true); // the whole round overloaded: one halving, not sixteen
-		expect(p.pacer.currentLimit).toBe(8);
-		expect(p.inFlight).toHaveLength(8);
+		await p.answerAll(20); // 4 × START_LIMIT in flight
+		await p.answerAll(20, true); // the whole round overloaded: one halving, not one per answer
+		const halved = 2 * START_LIMIT;
+		expect(p.pacer.currentLimit).toBe(halved);
+		expect(p.inFlight).toHaveLength(halved);
 		await p.answerAll(20);
-		expect(p.pacer.currentLimit).toBe(9);
+		expect(p.pacer.currentLimit).toBe(halved + 1);
 		await p.answerAll(20);
-		expect(p.pacer.currentLimit).toBe(10);
+		expect(p.pacer.currentLimit).toBe(halved + 2);
 	});
 
 	it('treats a round of answers far slower than the fastest seen as overload', async () => {
-		const p = pacerOn(32);
+		const p = pacerOn(8 * START_LIMIT);
 		await p.ask(1000);
-		await p.answerAll(10); // limit 8, fastest answer 10 ms
+		await p.answerAll(10); // limit 2 × START_LIMIT, fastest answer 10 ms
 		await p.answerAll(500);
-		expect(p.pacer.currentLimit).toBeLessThan(8);
+		expect(p.pacer.currentLimit).toBeLessThan(2 * START_LIMIT);
 	});
 
 	it('does not halve for one slow answer among fast ones (a busy host, not a busy service)', async () => {
@@ -111,10 +117,11 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('grows after a burst no further than the window it tested, plus one', async () => {
-		const p = pacerOn(32);
-		expect(await p.ask(8, true)).toBe(8);
+		const window = START_LIMIT + 4;
+		const p = pacerOn(8 * START_LIMIT);
+		expect(await p.ask(window, true)).toBe(window);
 		await p.answerAll(25);
-		expect(p.pacer.currentLimit).toBe(8 + 1);
+		expect(p.pacer.currentLimit).toBe(window + 1);
 	});
 
 	it('never lets a burst past Maximum Concurrency', async () => {

@@ -1,7 +1,12 @@
 import { sleep } from 'n8n-workflow';
 
-/** Requests allowed in flight before the service has answered anything. */
-export const START_LIMIT = 4;
+/**
+ * Requests allowed in flight before the service has answered anything. Half the default
+ * ceiling: a start of 4 cost a 100-row run a quarter of its time and drew no fewer 429s from a
+ * rate-limited service than a start of 32 (bench:pacing, bench/RESULTS.md), and a campaign's
+ * first look-ups go out 32 at once anyway.
+ */
+export const START_LIMIT = 16;
 
 /*
  * Answers this much slower than the fastest seen, on average over about a round, are read
