@@ -33,7 +33,7 @@ function summaryOf(run: Awaited<ReturnType<typeof runVoucher>>) {
 		held: Number(held),
 		failed: Number(failed),
 		processing: Number(processing),
-		lostAnswer: { orders: Number(lost ?? 0), kobo: kobo(lostNaira) },
+		foundByLookup: { orders: Number(lost ?? 0), kobo: kobo(lostNaira) },
 	};
 }
 
@@ -101,7 +101,7 @@ describe('the run summary against the sandbox ledger, after a run with faults', 
 			...books,
 			held: result.json.filter((item) => item.alreadyExisted === true).length,
 			failed: failedItems(result.json),
-			lostAnswer: { orders: 0, kobo: 0 },
+			foundByLookup: { orders: 0, kobo: 0 },
 		});
 		expect(books.orders).toBeGreaterThan(0);
 		expect(summary.held).toBe(8);
@@ -140,17 +140,17 @@ describe('the run summary against the sandbox ledger, after a run with faults', 
 			(_, index) =>
 				result.json[index].alreadyExisted === false && result.json[index].status === 'PROCESSING',
 		).length;
-		expect({ ...summary, lostAnswer: undefined }).toEqual({
+		expect({ ...summary, foundByLookup: undefined }).toEqual({
 			vouchers: books.vouchers + inDoubt.reduce((sum, item) => sum + item.quantity, 0),
 			orders: books.orders + inDoubt.length,
 			spentKobo: books.spentKobo + inDoubtKobo,
 			processing: books.processing + inDoubtProcessing,
 			held: earlier.length - inDoubt.length,
 			failed: failedItems(result.json),
-			lostAnswer: undefined,
+			foundByLookup: undefined,
 		});
-		expect(summary.lostAnswer.orders).toBeGreaterThanOrEqual(inDoubt.length);
-		expect(summary.lostAnswer.kobo).toBeGreaterThanOrEqual(inDoubtKobo);
+		expect(summary.foundByLookup.orders).toBeGreaterThanOrEqual(inDoubt.length);
+		expect(summary.foundByLookup.kobo).toBeGreaterThanOrEqual(inDoubtKobo);
 		expect(inDoubt.length).toBeGreaterThan(0);
 		// Each is marked on its own item too, for workflows that never see the hint.
 		earlier.forEach((_, index) => {

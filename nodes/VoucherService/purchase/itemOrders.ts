@@ -193,7 +193,7 @@ export async function planItemOrders(
 				tally.bought.push({
 					request: item.request,
 					status: result.order.status,
-					...(result.foundByLookup ? { lostAnswer: true } : {}),
+					...(result.foundByLookup ? { foundByLookup: true } : {}),
 				});
 			return [{ itemIndex: item.itemIndex, json: orderItems(result, item.output) }];
 		},

@@ -10,6 +10,12 @@ const ORDER_NOT_FOUND_CODE = '04';
 /** A reference as the service may compare it (not documented): any case, no surrounding spaces. */
 export const referenceKey = (reference: string) => reference.trim().toLowerCase();
 
+/** What is wrong with an answer that is not the order asked for, for the error's description. */
+export const whyNotTheOrder = (data: unknown) =>
+	Array.isArray(data)
+		? 'It answered with a list.'
+		: 'It lacks an order number or status, or names another reference.';
+
 /**
  * The answer's data as the order under `reference`, or an error. Whatever else the service
  * answers (a list, another order) must never be taken for this order: safe create and the
@@ -36,9 +42,7 @@ export function asOrder(
 		`Item ${itemIndex}: the service's answer for reference "${reference}" is not that order`,
 		{
 			itemIndex,
-			description: Array.isArray(data)
-				? 'It answered with a list. The output shows nothing from it, and nothing was bought on the strength of it.'
-				: 'It lacks an order number or status, or names another reference. The output shows nothing from it, and nothing was bought on the strength of it.',
+			description: `${whyNotTheOrder(data)} The output shows nothing from it, and nothing was bought on the strength of it.`,
 		},
 	);
 }

@@ -5,7 +5,7 @@ import type { VoucherApiClient } from '../transport/client';
 import { asNodeError, isVoucherApiError } from '../transport/errors';
 import { backoffDelay, CREATE_RETRY, wait } from '../transport/retry';
 import type { CreateSettings, IfReferenceExists, OrderResult, PlannedOrder } from '../orderTypes';
-import { asOrder, findOrder, waitForTerminalStatus } from './orderLookup';
+import { asOrder, findOrder, waitForTerminalStatus, whyNotTheOrder } from './orderLookup';
 import { checkFoundOrder } from './orderMatch';
 import { orderTotalKobo } from './orderTotal';
 import { assertWithinSpendingLimit } from './spendingGuard';
@@ -82,14 +82,12 @@ function createdOrder(
 	try {
 		return asOrder(client, data, reference, itemIndex);
 	} catch {
-		// asOrder's own description says nothing was bought on the strength of the answer,
-		// which here would read as "not bought": say only what was wrong with the answer.
-		const what = Array.isArray(data) ? 'a list' : 'no order number or status, or another reference';
+		// Not asOrder's description: its "nothing was bought" would read here as "not bought".
 		throw outcomeUnknown(
 			client,
 			itemIndex,
 			reference,
-			`The service accepted the create, but its answer is not the order (it holds ${what}).`,
+			`The service accepted the create, but its answer is not the order. ${whyNotTheOrder(data)}`,
 		);
 	}
 }
