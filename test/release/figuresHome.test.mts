@@ -79,7 +79,8 @@ describe('bench/RESULTS.md is the one home of measured figures', () => {
 	});
 
 	it('finds the measured figures of bench/RESULTS.md itself', () => {
-		expect(measuredLines(readRepoFile(HOME)).length).toBeGreaterThan(100);
+		// One row per goal and a few lines of prose since the file holds current figures only (issue #28).
+		expect(measuredLines(readRepoFile(HOME)).length).toBeGreaterThan(15);
 	});
 
 	it.each([
