@@ -61,6 +61,12 @@ export interface N8nVersionFacts {
 	restActivation: 'activate-endpoint' | 'patch-active';
 	/** How `POST /rest/workflows/:id/run` wants its body: 2.x only names the trigger; 1.x also the workflow. */
 	restRunBody: 'trigger-only' | 'with-workflow-data';
+	/**
+	 * How the editor's installer (Settings → Community Nodes) takes a version over REST:
+	 * `body`: `{name, version}` to install and to update; `in-name`: `{name: 'pkg@1.2.3'}` to
+	 * install, and an update (`{name}`) always takes the latest.
+	 */
+	communityPackageVersion: 'body' | 'in-name';
 	/** The AI Agent and OpenAI model node versions to test the node as a tool with; none: not tested. */
 	agentNodes?: AgentNodes;
 }
@@ -82,6 +88,7 @@ const v2 = {
 	activateCommand: (id: string) => ['publish:workflow', `--id=${id}`],
 	restActivation: 'activate-endpoint',
 	restRunBody: 'trigger-only',
+	communityPackageVersion: 'body',
 } as const;
 
 const v1 = {
@@ -89,6 +96,7 @@ const v1 = {
 	activateCommand: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
 	restActivation: 'patch-active',
 	restRunBody: 'with-workflow-data',
+	communityPackageVersion: 'body',
 } as const;
 
 const agentNodes1123: AgentNodes = {
@@ -111,6 +119,7 @@ export const N8N_VERSIONS: readonly N8nVersionFacts[] = [
 		nodeMajor: 20,
 		nativeModules: ['sqlite3'],
 		env: {},
+		communityPackageVersion: 'in-name',
 		agentNodes: {
 			agent: 1.8,
 			agentParameters: { agent: 'toolsAgent' },
