@@ -208,4 +208,14 @@ describe.each(inject('installerVersions'))('n8n %s, from the editor', (version) 
 		expect(await instance.rest.listExecutions(workflowId)).toHaveLength(executions);
 		process.stderr.write(`[installer] ${version}, a run after the uninstall: ${refusal}\n`);
 	});
+
+	it('installs again, and the same workflow runs as before', async () => {
+		const installed = await instance.rest.installPackage(PACKAGE);
+		expect(installed.installedVersion).toBe(PATCH_RELEASE);
+		const ex = await runWallets();
+		expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
+		expect(nodeOutput(ex, 'Wallets')).toEqual(
+			expect.arrayContaining([expect.objectContaining({ currency: 'NGN' })]),
+		);
+	});
 });
