@@ -14,8 +14,8 @@
 // audit, for one, then just warns).
 //
 // Why not verdaccio: it installs here only with an override of a dist-tag the registry
-// lacks, pulls in hundreds of packages that every fresh CI machine would install again,
-// and a registry of a hundred lines is all npm needs for one package.
+// lacks, brings a dependency tree that every fresh CI machine would install again, and
+// the registry below is all npm needs for one package.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -74,7 +74,7 @@ export async function startRegistry(): Promise<Registry> {
 		const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
 		const answer = (status: number, body: unknown, type = 'application/json') => {
 			requests.push({ method: req.method ?? '', path, status });
-			// no-store: a package document names this run's port, which the next run reuses never.
+			// no-store: a package document names this run's port; a later run must not reuse it.
 			res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
 			res.end(Buffer.isBuffer(body) ? body : JSON.stringify(body));
 		};
