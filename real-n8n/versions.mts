@@ -24,7 +24,8 @@
 //   code, the same as 2.x):
 //   - REST: see communityPackageVersion. Both answer an install or update with the package
 //     (`packageName`, `installedVersion`, `installedNodes`), list `updateAvailable` from
-//     `npm outdated`, and refuse a run of a workflow with an uninstalled node before it
+//     `npm outdated` (2.x also `failedLoading` on every package, 1.85.3 only on one that
+//     failed to load), and refuse a run of a workflow with an uninstalled node before it
 //     starts: "Unrecognized node type", 400 in 2.41.1, 500 in 1.85.3.
 //   - Registry: N8N_COMMUNITY_PACKAGES_REGISTRY other than npm's is refused without a
 //     licence in both ("Your license does not allow for feat:communityNodes:customRegistry").
