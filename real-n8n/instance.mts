@@ -25,7 +25,10 @@ import { N8nRest, OWNER } from './rest.mts';
 export type InstanceStep = 'install package' | 'start' | 'owner';
 
 export interface InstanceOptions {
-	/** Packed packages (`npm pack` tarballs), installed into .n8n/nodes in this order. */
+	/**
+	 * Packed packages (`npm pack` tarballs), installed into .n8n/nodes in this order; none for
+	 * an n8n that installs from its editor.
+	 */
 	tarballs: string[];
 	/** A row of versions.mts; the full suites' version by default. */
 	version?: string;
@@ -35,6 +38,8 @@ export interface InstanceOptions {
 	port?: number;
 	/** Extra environment for n8n (wins over real-n8n's defaults). */
 	env?: Record<string, string>;
+	/** A folder put first on n8n's PATH, e.g. one with an `npm` stand-in (npm-shim.mts). */
+	pathFirst?: string;
 	/** Lets n8n read and write files only in `filesDir` (N8N_RESTRICT_FILE_ACCESS_TO). */
 	restrictFileAccess?: boolean;
 	/** Echo n8n's output to this process's stderr too. */
@@ -76,7 +81,8 @@ export async function startInstance(opts: InstanceOptions): Promise<Instance> {
 		...(opts.restrictFileAccess ? { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } : {}),
 		...opts.env,
 	};
-	const start = (port = opts.port) => startN8n({ version, userFolder, port, env, echo: opts.echo });
+	const start = (port = opts.port) =>
+		startN8n({ version, userFolder, port, env, echo: opts.echo, pathFirst: opts.pathFirst });
 	let n8n: RunningN8n | undefined;
 	const stop = async () => {
 		await n8n?.stop();

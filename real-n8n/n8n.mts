@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { envFor, ensureNode } from './node.mts';
 import { N8N_VERSION, installDir, isInstalled, n8nBin } from './paths.mts';
 import { versionFacts } from './versions.mts';
@@ -31,6 +31,8 @@ export interface StartOptions {
 	port?: number;
 	/** Extra environment (wins over the defaults below). */
 	env?: Record<string, string>;
+	/** A folder put first on n8n's PATH, e.g. one with an `npm` stand-in (npm-shim.mts). */
+	pathFirst?: string;
 	/** Milliseconds to wait for /healthz. */
 	timeoutMs?: number;
 	/** Echo n8n's output to this process's stderr as well as to the log file. */
@@ -195,6 +197,7 @@ export async function startN8n(opts: StartOptions = {}): Promise<RunningN8n> {
 		...workerHealth,
 		...opts.env,
 	};
+	if (opts.pathFirst) env.PATH = `${opts.pathFirst}${delimiter}${env.PATH ?? ''}`;
 	// The child leads its own process group, so stop() can reach n8n's task
 	// runner too -- by this pid, never by a process name.
 	const child = spawn(node.bin, [n8nBin(dir), command, ...(opts.args ?? [])], {

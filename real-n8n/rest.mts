@@ -11,6 +11,11 @@
 //   POST /rest/workflows/:id/activate {versionId}                      (publish)
 //   PATCH /rest/workflows/:id       {active: true, versionId}          (1.x: activate)
 //   GET  /rest/executions/:id       execution with flatted `data`
+//   POST /rest/community-packages   {name, version?}                   (Settings → Community Nodes → Install)
+//                                   1.85: {name: 'pkg@version'}
+//   GET  /rest/community-packages   installed packages, `updateAvailable` from `npm outdated`
+//   PATCH /rest/community-packages  {name, version?}                   (Update; 1.85: {name}, to the latest)
+//   DELETE /rest/community-packages?name=                              (Uninstall)
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { N8N_VERSION, installDir } from './paths.mts';
@@ -41,6 +46,17 @@ export interface WorkflowJson {
 }
 
 type WorkflowNode = WorkflowJson['nodes'][number];
+
+/** A package installed from the editor, as GET /rest/community-packages lists it. */
+export interface InstalledPackage {
+	packageName: string;
+	installedVersion: string;
+	installedNodes: Array<{ name: string; type: string; latestVersion: number }>;
+	/** The newest version in the registry, when newer than the installed one. */
+	updateAvailable?: string;
+	/** True when n8n has the package in its database but could not load its nodes. */
+	failedLoading?: boolean;
+}
 
 /** n8n's manual trigger, named as the REST client's runWorkflow expects to start from. */
 export const MANUAL_START: WorkflowNode = {
@@ -278,6 +294,32 @@ export class N8nRest {
 				throw new Error(`execution ${id} did not finish in ${timeoutMs} ms (status ${ex?.status})`);
 			await new Promise((r) => setTimeout(r, 250));
 		}
+	}
+
+	/** Installs a community package the way the editor's Install button does. */
+	async installPackage(name: string, version?: string): Promise<InstalledPackage> {
+		const body =
+			versionFacts(this.version).communityPackageVersion === 'in-name'
+				? { name: version ? `${name}@${version}` : name }
+				: { name, version };
+		return await this.request('POST', '/rest/community-packages', body);
+	}
+
+	/** The editor's Update button: to `version`, or to the latest where n8n takes no version. */
+	async updatePackage(name: string, version?: string): Promise<InstalledPackage> {
+		const body =
+			versionFacts(this.version).communityPackageVersion === 'in-name'
+				? { name }
+				: { name, version };
+		return await this.request('PATCH', '/rest/community-packages', body);
+	}
+
+	async uninstallPackage(name: string): Promise<void> {
+		await this.request('DELETE', `/rest/community-packages?name=${encodeURIComponent(name)}`);
+	}
+
+	async listPackages(): Promise<InstalledPackage[]> {
+		return await this.request('GET', '/rest/community-packages');
 	}
 
 	/** Executions of a workflow, newest first (summaries, no data). */

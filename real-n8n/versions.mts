@@ -20,6 +20,22 @@
 //   sets it active (`n8n update:workflow --active=true`, REST PATCH with `active: true`).
 // - `xlsx`: n8n-nodes-base 1.x pins it to a tarball outside the npm registry; the 1.x
 //   manifests override it with the registry's @e965/xlsx of the same version.
+// - The editor's installer (test/install/), run in 1.85.3 and 2.41.1 (1.123.81: read in its
+//   code, the same as 2.x):
+//   - REST: see communityPackageVersion. Both answer an install or update with the package
+//     (`packageName`, `installedVersion`, `installedNodes`), list `updateAvailable` from
+//     `npm outdated` (2.x also `failedLoading` on every package, 1.85.3 only on one that
+//     failed to load), and refuse a run of a workflow with an uninstalled node before it
+//     starts: "Unrecognized node type", 400 in 2.41.1, 500 in 1.85.3.
+//   - Registry: N8N_COMMUNITY_PACKAGES_REGISTRY other than npm's is refused without a
+//     licence in both ("Your license does not allow for feat:communityNodes:customRegistry").
+//   - npm: 1.85.3 runs `npm install <pkg>@latest|<version>` in .n8n/nodes (a shell command,
+//     environment only PATH and NODE_PATH) and `npm remove`; it installs non-optional peer
+//     dependencies. 2.x runs `npm view`, `npm pack`, then `npm install --ignore-scripts`
+//     in the package's folder with its peer and dev dependencies stripped.
+//   - N8N_UNVERIFIED_PACKAGES_ENABLED=false refuses every unverified package in 1.123 and
+//     2.x ("Installation of unverified community packages is forbidden!"); 1.85.3 has no
+//     such setting.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +77,12 @@ export interface N8nVersionFacts {
 	restActivation: 'activate-endpoint' | 'patch-active';
 	/** How `POST /rest/workflows/:id/run` wants its body: 2.x only names the trigger; 1.x also the workflow. */
 	restRunBody: 'trigger-only' | 'with-workflow-data';
+	/**
+	 * How the editor's installer (Settings → Community Nodes) takes a version over REST:
+	 * `body`: `{name, version}` to install and to update; `in-name`: `{name: 'pkg@1.2.3'}` to
+	 * install, and an update (`{name}`) always takes the latest.
+	 */
+	communityPackageVersion: 'body' | 'in-name';
 	/** The AI Agent and OpenAI model node versions to test the node as a tool with; none: not tested. */
 	agentNodes?: AgentNodes;
 }
@@ -82,6 +104,7 @@ const v2 = {
 	activateCommand: (id: string) => ['publish:workflow', `--id=${id}`],
 	restActivation: 'activate-endpoint',
 	restRunBody: 'trigger-only',
+	communityPackageVersion: 'body',
 } as const;
 
 const v1 = {
@@ -89,6 +112,7 @@ const v1 = {
 	activateCommand: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
 	restActivation: 'patch-active',
 	restRunBody: 'with-workflow-data',
+	communityPackageVersion: 'body',
 } as const;
 
 const agentNodes1123: AgentNodes = {
@@ -111,6 +135,7 @@ export const N8N_VERSIONS: readonly N8nVersionFacts[] = [
 		nodeMajor: 20,
 		nativeModules: ['sqlite3'],
 		env: {},
+		communityPackageVersion: 'in-name',
 		agentNodes: {
 			agent: 1.8,
 			agentParameters: { agent: 'toolsAgent' },
