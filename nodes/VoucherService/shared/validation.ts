@@ -184,9 +184,18 @@ const orderShape = {
 	[COUPON_JSON_KEY]: optionalText('Coupon code'),
 };
 
+/** The create takes an int32 templateId, while the template list gives ids as strings. */
+const templateId = integer('Template ID', 0);
+
+/** A listed template's id as a create would send it, or undefined when a create refuses it. */
+export function templateIdAsSent(id: unknown): number | undefined {
+	const value = templateId(id);
+	return value instanceof Invalid ? undefined : value;
+}
+
 const recipientOrderFields = {
 	...orderShape,
-	templateId: integer('Template ID', 0),
+	templateId,
 	narration: optionalText('Narration'),
 };
 

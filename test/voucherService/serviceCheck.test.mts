@@ -1,0 +1,263 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { IDataObject } from 'n8n-workflow';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { DEFAULT_OPTIONS } from '../../sandbox/options.mts';
+import type { SandboxOptions } from '../../sandbox/server.mts';
+import {
+	apiRequests,
+	runVoucher,
+	sandboxForThisFile,
+	SECRET_KEY_MARKER,
+	type RunVoucherOptions,
+} from './voucherNodeRunner.mts';
+
+const sandbox = await sandboxForThisFile();
+
+const CHECK = { resource: 'service', operation: 'check' };
+const NAMES = [
+	'Keys and base URL',
+	'NGN wallet',
+	'Unknown order',
+	'Templates',
+	'Countries',
+	'Error bodies',
+	'Rate limits',
+	'Answer times',
+];
+
+/** The sandbox as a test needs it; the next test gets the defaults back. */
+function configure(patch: Partial<SandboxOptions>) {
+	sandbox.configure(patch);
+	sandbox.reset();
+}
+afterEach(() => {
+	sandbox.configure({
+		faults: {},
+		templates: DEFAULT_OPTIONS.templates,
+		walletCurrencies: DEFAULT_OPTIONS.walletCurrencies,
+		orderNotFoundHttpStatus: DEFAULT_OPTIONS.orderNotFoundHttpStatus,
+		initialBalanceNgn: DEFAULT_OPTIONS.initialBalanceNgn,
+	});
+});
+
+/** Runs the check; every item by its check's name, and the whole output for leak checks. */
+async function runCheck(options: RunVoucherOptions = {}) {
+	const run = await runVoucher(sandbox, CHECK, options);
+	expect(run.error).toBeUndefined();
+	const byName = Object.fromEntries(run.json.map((item) => [item.check, item])) as Record<
+		string,
+		IDataObject
+	>;
+	return { ...run, byName };
+}
+
+/** Nothing of the credential or the request in any output. */
+function expectNoSecrets(json: IDataObject[], keys = sandbox.keys) {
+	const text = JSON.stringify(json);
+	for (const secret of [keys.secretKey, keys.publicKey, SECRET_KEY_MARKER, 'Basic ', sandbox.url])
+		expect(text).not.toContain(secret);
+	expect(text.toLowerCase()).not.toContain('authorization');
+}
+
+describe('Service → Check against a service that answers as the spec says', () => {
+	it('outputs one ok item per check, paired, and sends no create', async () => {
+		const { json, main, byName } = await runCheck();
+		expect(json.map((item) => item.check)).toEqual(NAMES);
+		for (const item of json) {
+			expect(Object.keys(item).sort()).toEqual(['check', 'result', 'seen', 'whatThePackageDoes']);
+			expect(item.result, `${item.check}: ${item.seen}`).toBe('ok');
+		}
+		for (const item of main) expect(item.pairedItem).toEqual({ item: 0 });
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
+		expect(byName['NGN wallet'].seen).toContain(
+			'Wallets: NGN, USD. The NGN wallet holds NGN 50,000,000.00.',
+		);
+		expect(byName['Templates'].seen).toMatch(/^3 templates, ids "1", "2", "7": all whole numbers/);
+		expect(byName['Unknown order'].seen).toMatch(
+			/GET \/v2\/orders\/n8n-check-[0-9a-f-]{36}, .*got HTTP 200 with a JSON envelope, code "04", message "Order not found"/,
+		);
+		expect(byName['Unknown order'].whatThePackageDoes).toContain('Reads it as not found');
+		expect(byName['Error bodies'].seen).toContain('Not seen: HTTP 401, 403, 500');
+		expect(byName['Rate limits'].seen).toBe(
+			'No HTTP 429. No rate-limit header (Retry-After, X-RateLimit-*, RateLimit-*).',
+		);
+		expect(byName['Answer times'].seen).toMatch(
+			/^4 answers: median \d+ ms, slowest \d+ ms \(GET \/v2\//,
+		);
+		expectNoSecrets(json);
+	});
+
+	it('reads each reference once: four GETs, the unknown order under a new Reference each run', async () => {
+		await runCheck();
+		await runCheck();
+		const gets = apiRequests(sandbox, 'GET').map((entry) => entry.path);
+		expect(gets).toHaveLength(8);
+		const lookups = gets.filter((path) => /^\/v2\/orders\/n8n-check-/.test(path));
+		expect(new Set(lookups).size).toBe(2);
+	});
+
+	it('reads an unknown order answered with HTTP 404 and the 04 envelope as not found', async () => {
+		configure({ orderNotFoundHttpStatus: 404 });
+		const { byName } = await runCheck();
+		expect(byName['Unknown order']).toMatchObject({ result: 'ok' });
+		expect(byName['Unknown order'].seen).toContain('got HTTP 404 with a JSON envelope, code "04"');
+		expect(byName['Error bodies'].seen).toMatch(
+			/^HTTP 404, a JSON envelope, code "04", message "Order not found" \(GET \/v2\/orders\/n8n-check-/,
+		);
+	});
+
+	it('runs once per input item, each item paired to its own checks', async () => {
+		const { main } = await runCheck({ items: [{ a: 1 }, { a: 2 }] });
+		expect(main).toHaveLength(2 * NAMES.length);
+		expect(main.map((item) => (item.pairedItem as { item: number }).item)).toEqual([
+			...NAMES.map(() => 0),
+			...NAMES.map(() => 1),
+		]);
+		expect(apiRequests(sandbox, 'GET')).toHaveLength(8);
+	});
+
+	it('runs as an AI agent tool with the same checks', async () => {
+		const { json } = await runCheck({ asTool: true });
+		expect(json.map((item) => item.check)).toEqual(NAMES);
+		expectNoSecrets(json);
+	});
+});
+
+describe('Service → Check: keys and base URL', () => {
+	it('bad keys: a failed item per read (HTTP 401), not an error, and the 401 body among the error bodies', async () => {
+		const keys = { publicKey: 'pk_wrong_1234', secretKey: 'sk_wrong_5678' };
+		for (const continueOnFail of [false, true]) {
+			const { json, byName } = await runCheck({ credential: keys, continueOnFail });
+			expect(json.map((item) => item.check)).toEqual(NAMES);
+			expect(byName['Keys and base URL']).toMatchObject({ result: 'failed' });
+			expect(byName['Keys and base URL'].seen).toContain('HTTP 401 with the text "Unauthorized"');
+			expect(byName['Keys and base URL'].seen).toContain('does not accept the keys');
+			for (const name of ['NGN wallet', 'Unknown order', 'Templates', 'Countries']) {
+				expect(byName[name].result).toBe('failed');
+				expect(byName[name].seen).toContain('(HTTP 401)');
+			}
+			expect(byName['Error bodies'].seen).toContain(
+				'HTTP 401, the text "Unauthorized" (4 answers)',
+			);
+			expect(byName['Error bodies'].seen).toContain('Not seen: HTTP 403, 500');
+			expectNoSecrets(json, keys);
+		}
+	});
+
+	it('keys without the permission: HTTP 403 told apart from 401', async () => {
+		const { byName, json } = await runCheck({ credential: sandbox.forbiddenKeys });
+		expect(byName['Keys and base URL']).toMatchObject({ result: 'failed' });
+		expect(byName['Keys and base URL'].seen).toContain('HTTP 403 with the text "Forbidden"');
+		expect(byName['Keys and base URL'].seen).toContain('not allowed to read the wallets');
+		expect(byName['Keys and base URL'].whatThePackageDoes).toContain('grant the permission');
+		expectNoSecrets(json, sandbox.forbiddenKeys);
+	});
+
+	it('a base URL that answers, but not as the service: a failed item that says so', async () => {
+		const { byName } = await runCheck({ credential: { baseUrl: `${sandbox.url}/api` } });
+		expect(byName['Keys and base URL']).toMatchObject({ result: 'failed' });
+		expect(byName['Keys and base URL'].seen).toContain('HTTP 404 with the text "Not Found"');
+		expect(byName['Keys and base URL'].whatThePackageDoes).toContain('the address before /v2');
+	});
+
+	it('a base URL where nothing answers: every check still has its item, the rest not tried', async () => {
+		const closed = createServer();
+		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+		const { port } = closed.address() as AddressInfo;
+		await new Promise((resolve) => closed.close(resolve));
+		const { json, byName } = await runCheck({
+			credential: { baseUrl: `http://127.0.0.1:${port}` },
+		});
+		expect(json.map((item) => item.check)).toEqual(NAMES);
+		expect(byName['Keys and base URL']).toMatchObject({ result: 'failed' });
+		expect(byName['Keys and base URL'].seen).toContain('connection refused');
+		for (const name of ['NGN wallet', 'Unknown order', 'Templates', 'Countries'])
+			expect(byName[name]).toMatchObject({
+				result: 'failed',
+				seen: 'Not tried: the service could not be reached.',
+			});
+		expect(byName['Answer times']).toMatchObject({ result: 'failed', seen: 'No answer came.' });
+		expect(json.map((item) => item.seen).join(' ')).not.toContain(String(port));
+	}, 60_000);
+});
+
+describe('Service → Check: templates, wallets and countries', () => {
+	it('an empty template list is a warning that names Create for Recipients', async () => {
+		configure({ templates: [] });
+		const { byName } = await runCheck();
+		expect(byName['Templates']).toMatchObject({ result: 'warning', seen: 'The list is empty.' });
+		expect(byName['Templates'].whatThePackageDoes).toContain(
+			'Create for Recipients needs a template',
+		);
+	});
+
+	it('template ids that are not whole numbers: a warning when some are, failed when all are', async () => {
+		const template = (id: string) => ({
+			id,
+			name: `T ${id}`,
+			screenshotUrl: 'https://example.com/t.png',
+		});
+		configure({ templates: [template('7'), template('tpl-a'), template('2147483648')] });
+		let { byName } = await runCheck();
+		expect(byName['Templates']).toMatchObject({ result: 'warning' });
+		expect(byName['Templates'].seen).toBe(
+			'3 templates; 2 with ids that are not whole numbers: "tpl-a", "2147483648".',
+		);
+		configure({ templates: [template('tpl-a')] });
+		({ byName } = await runCheck());
+		expect(byName['Templates']).toMatchObject({ result: 'failed' });
+		expect(byName['Templates'].whatThePackageDoes).toContain('(int32)');
+	});
+
+	it('no NGN wallet fails the wallet check and names the wallets there are', async () => {
+		configure({ walletCurrencies: ['USD', 'EUR'] });
+		const { byName } = await runCheck();
+		expect(byName['NGN wallet']).toMatchObject({ result: 'failed' });
+		expect(byName['NGN wallet'].seen).toBe(
+			'Wallets: USD, EUR. The service lists no NGN wallet (only USD, EUR).',
+		);
+		expect(byName['Keys and base URL'].result).toBe('ok');
+	});
+
+	it('two NGN wallets: a warning, as the wallet check cannot tell which one pays', async () => {
+		configure({ walletCurrencies: ['NGN', 'NGN'] });
+		const { byName } = await runCheck();
+		expect(byName['NGN wallet']).toMatchObject({ result: 'warning' });
+		expect(byName['NGN wallet'].seen).toContain('2 NGN wallets');
+	});
+
+	it('an empty NGN wallet is a warning: every run with the wallet check would be refused', async () => {
+		configure({ initialBalanceNgn: 0 });
+		const { byName } = await runCheck();
+		expect(byName['NGN wallet']).toMatchObject({ result: 'warning' });
+		expect(byName['NGN wallet'].seen).toContain('holds NGN 0.00');
+		expect(byName['NGN wallet'].whatThePackageDoes).toContain(
+			'refuses every run until the wallet is topped up',
+		);
+	});
+});
+
+describe('Service → Check: rate limits', () => {
+	it('reports the 429s and the Retry-After it was sent, and still reads everything', async () => {
+		configure({ faults: { rateLimitRate: 0.5, retryAfterSeconds: 0, seed: 3 } });
+		const { byName } = await runCheck();
+		const refused = apiRequests(sandbox).filter((entry) => entry.status === 429).length;
+		expect(refused).toBeGreaterThan(0);
+		expect(byName['Rate limits']).toMatchObject({ result: 'warning' });
+		expect(byName['Rate limits'].seen).toContain(
+			`${refused} of ${apiRequests(sandbox).length} answers were HTTP 429.`,
+		);
+		expect(byName['Rate limits'].seen).toContain('retry-after: 0');
+		for (const name of [
+			'Keys and base URL',
+			'NGN wallet',
+			'Unknown order',
+			'Templates',
+			'Countries',
+		])
+			expect(byName[name].result, name).toBe('ok');
+	});
+});
