@@ -4,11 +4,18 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import type { CheckItem } from '../../nodes/VoucherService/serviceCheck/types';
+import { runLoadOptions } from '../../n8n-core-runner/runWorkflow.mts';
+import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
 import { DEFAULT_OPTIONS } from '../../sandbox/options.mts';
-import type { SandboxOptions } from '../../sandbox/server.mts';
+import { DIALECTS, type SandboxOptions } from '../../sandbox/server.mts';
+import { hints } from './campaignRuns.mts';
 import {
 	apiRequests,
+	credentialFor,
 	runVoucher,
+	uniqueReference,
+	voucherNode,
 	sandboxForThisFile,
 	SECRET_KEY_MARKER,
 	type RunVoucherOptions,
@@ -38,7 +45,7 @@ afterEach(() => {
 		faults: {},
 		templates: DEFAULT_OPTIONS.templates,
 		walletCurrencies: DEFAULT_OPTIONS.walletCurrencies,
-		orderNotFoundHttpStatus: DEFAULT_OPTIONS.orderNotFoundHttpStatus,
+		dialect: {},
 		initialBalanceNgn: DEFAULT_OPTIONS.initialBalanceNgn,
 	});
 });
@@ -49,7 +56,7 @@ async function runCheck(options: RunVoucherOptions = {}) {
 	expect(run.error).toBeUndefined();
 	const byName = Object.fromEntries(run.json.map((item) => [item.check, item])) as Record<
 		string,
-		IDataObject
+		CheckItem
 	>;
 	return { ...run, byName };
 }
@@ -100,7 +107,7 @@ describe('Service → Check against a service that answers as the spec says', ()
 	});
 
 	it('reads an unknown order answered with HTTP 404 and the 04 envelope as not found', async () => {
-		configure({ orderNotFoundHttpStatus: 404 });
+		configure({ dialect: DIALECTS.unknownOrder404Envelope });
 		const { byName } = await runCheck();
 		expect(byName['Unknown order']).toMatchObject({ result: 'ok' });
 		expect(byName['Unknown order'].seen).toContain('got HTTP 404 with a JSON envelope, code "04"');
@@ -259,5 +266,92 @@ describe('Service → Check: rate limits', () => {
 			'Countries',
 		])
 			expect(byName[name].result, name).toBe('ok');
+	});
+});
+
+/*
+ * Under every dialect the check must say what the package does, so each verdict is held
+ * against the package's own behaviour on the same sandbox: Order → Get on another unknown
+ * Reference, a Dry Run with Check Wallet Balance First, and the Template dropdown.
+ */
+describe.each(Object.entries(DIALECTS))('Service → Check under the %s dialect', (_, dialect) => {
+	it('reports what the package does with the unknown order, the wallet and the templates', async () => {
+		configure({ dialect });
+		const { json, byName } = await runCheck();
+		expect(json.map((item) => item.check)).toEqual(NAMES);
+		expectNoSecrets(json);
+
+		const get = await runVoucher(
+			sandbox,
+			{ resource: 'order', operation: 'get', reference: uniqueReference('none') },
+			{ continueOnFail: true },
+		);
+		const readAsNotFound = /^Order \S+ not found$/.test(String(get.json[0].error));
+		expect(byName['Unknown order'].result, String(get.json[0].error)).toBe(
+			readAsNotFound ? 'ok' : 'failed',
+		);
+		expect(byName['Unknown order'].seen).toContain(
+			dialect.unknownOrder === 'text404'
+				? 'got HTTP 404 with the text'
+				: `got HTTP ${dialect.unknownOrder === 'envelope404' ? 404 : 200} with a JSON envelope, code "04"`,
+		);
+
+		const dryRun = await runVoucher(sandbox, {
+			resource: 'order',
+			operation: 'create',
+			reference: uniqueReference('dry'),
+			productCode: 'VCH-INSTANT',
+			amount: 100,
+			quantity: 1,
+			options: { dryRun: true, checkWallet: true },
+		});
+		// A dry run looks its Reference up first: it gets as far as the wallet only where an
+		// unknown order reads as not found.
+		expect(dryRun.error === undefined, String(dryRun.error)).toBe(readAsNotFound);
+		const walletRead = hints(dryRun).some((h) =>
+			h.message.includes('The NGN wallet holds NGN 50,000,000.00'),
+		);
+		if (readAsNotFound)
+			expect(
+				byName['NGN wallet'].seen.includes('holds NGN 50,000,000.00'),
+				byName['NGN wallet'].seen,
+			).toBe(walletRead);
+		const asText = dialect.numbers === 'string';
+		expect(byName['NGN wallet'].result).toBe(asText ? 'warning' : 'ok');
+		expect(byName['NGN wallet'].seen.includes('balances come as text, e.g. "50000000')).toBe(
+			asText,
+		);
+
+		const dropdown = await runLoadOptions({
+			nodeType: voucherNode,
+			methodName: 'getTemplates',
+			credentialTypes: [new VoucherServiceApi()],
+			credentials: { voucherServiceApi: credentialFor(sandbox) },
+		});
+		const choosable = dropdown.filter((option) => !option.disabled).length;
+		expect(byName['Templates'].result).toBe(
+			choosable === dropdown.length ? 'ok' : choosable === 0 ? 'failed' : 'warning',
+		);
+
+		for (const name of [
+			'Keys and base URL',
+			'Countries',
+			'Error bodies',
+			'Rate limits',
+			'Answer times',
+		])
+			expect(byName[name].result, `${name}: ${byName[name].seen}`).toBe('ok');
+	});
+});
+
+describe('Service → Check: error bodies as JSON envelopes', () => {
+	it('describes a 401 envelope, and its message only as words', async () => {
+		configure({ dialect: DIALECTS.errorEnvelopes });
+		const { byName } = await runCheck({ credential: { secretKey: 'sk_wrong_1' } });
+		expect(byName['Keys and base URL']).toMatchObject({ result: 'failed' });
+		expect(byName['Error bodies'].seen).toMatch(
+			/^HTTP 401, a JSON envelope, code "[^"]+", message /,
+		);
+		expect(byName['Error bodies'].result).toBe('ok');
 	});
 });

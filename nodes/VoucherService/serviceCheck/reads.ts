@@ -109,25 +109,31 @@ export function keysCheck(read: Read<WalletCheck>): CheckItem {
 	return notRead(check, read, 'Fails every call the service refuses this way.');
 }
 
-/** Where the wallets differ from the spec's { balance: number, currency: three letters }. */
+/** Where the wallets differ from the spec's { balance: number, currency: three letters }, one example each. */
 function walletShape(data: unknown): string[] {
 	if (!Array.isArray(data)) return ['the wallets are not a list'];
-	const problems = new Set<string>();
+	const problems = new Map<string, string>();
+	const add = (kind: string, text: string) => {
+		if (!problems.has(kind)) problems.set(kind, text);
+	};
 	for (const wallet of data as Array<Record<string, unknown> | null>) {
 		if (typeof wallet !== 'object' || wallet === null) {
-			problems.add('a wallet is not an object');
+			add('object', 'a wallet is not an object');
 			continue;
 		}
-		if (typeof wallet.balance !== 'number') {
-			problems.add(
-				`balances come as ${typeof wallet.balance === 'string' ? 'text' : String(typeof wallet.balance)}, e.g. ${JSON.stringify(wallet.balance ?? null).slice(0, 20)}, not numbers`,
+		const { balance, currency } = wallet;
+		if (typeof balance !== 'number') {
+			const type = typeof balance === 'string' ? 'text' : String(typeof balance);
+			add(
+				type,
+				`balances come as ${type}, e.g. ${JSON.stringify(balance ?? null).slice(0, 20)}, not numbers`,
 			);
 		}
-		if (typeof wallet.currency !== 'string' || !/^[A-Z]{3}$/.test(wallet.currency)) {
-			problems.add('a currency is not three capital letters');
+		if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
+			add('currency', 'a currency is not three capital letters');
 		}
 	}
-	return [...problems];
+	return [...problems.values()];
 }
 
 const currencies = (data: unknown) =>
