@@ -184,10 +184,34 @@ describe('Service → Check: keys and base URL', () => {
 		for (const name of ['NGN wallet', 'Unknown order', 'Templates', 'Countries'])
 			expect(byName[name]).toMatchObject({
 				result: 'failed',
-				seen: 'Not tried: the service could not be reached.',
+				seen: 'Not tried: reading the wallets failed after every retry.',
 			});
 		expect(byName['Answer times']).toMatchObject({ result: 'failed', seen: 'No answer came.' });
 		expect(json.map((item) => item.seen).join(' ')).not.toContain(String(port));
+	}, 60_000);
+});
+
+describe('Service → Check: a service that only fails', () => {
+	it('HTTP 500 on every attempt: failed after the last retry, and the other reads spared', async () => {
+		configure({ faults: { errorRate: 1 } });
+		const { json, byName } = await runCheck();
+		expect(json.map((item) => item.check)).toEqual(NAMES);
+		expect(byName['Keys and base URL']).toMatchObject({ result: 'failed' });
+		expect(byName['Keys and base URL'].seen).toContain(
+			'got HTTP 500 with the text "Internal Server Error"',
+		);
+		expect(byName['Keys and base URL'].whatThePackageDoes).toContain(
+			'The other reads were not tried.',
+		);
+		expect(new Set(apiRequests(sandbox).map((entry) => entry.path))).toEqual(
+			new Set(['/v2/transactions/wallets']),
+		);
+		expect(byName['Error bodies'].seen).toContain(
+			`HTTP 500, the text "Internal Server Error" (${apiRequests(sandbox).length} answers)`,
+		);
+		expect(byName['Answer times'].seen).toMatch(
+			new RegExp(`^${apiRequests(sandbox).length} answers`),
+		);
 	}, 60_000);
 });
 

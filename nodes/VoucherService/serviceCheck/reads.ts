@@ -31,9 +31,11 @@ function why(error: unknown): string {
 	return message.charAt(0).toLowerCase() + message.slice(1);
 }
 
-/** True when nothing answered at all: the other reads would only wait on their retries. */
-export const unreachable = (read: Read<unknown>) =>
-	'error' in read && isVoucherApiError(read.error) && read.error.kind === 'network';
+/** True when the read failed after every retry: the other reads would only wait through the same. */
+export const retriedToTheEnd = (read: Read<unknown>) =>
+	'error' in read &&
+	isVoucherApiError(read.error) &&
+	(read.error.outcomeUnknown || read.error.kind === 'rateLimited');
 
 const lastAnswer = (read: Read<unknown>) => read.answers[read.answers.length - 1];
 
@@ -70,6 +72,7 @@ export function keysCheck(read: Read<WalletCheck>): CheckItem {
 	const kind = isVoucherApiError(error) ? error.kind : undefined;
 	const httpCode = isVoucherApiError(error) ? error.httpCode : undefined;
 	const seen = `Reading the wallets got ${answered(read)}: ${why(error)}.`;
+	const rest = retriedToTheEnd(read) ? ' The other reads were not tried.' : '';
 	if (kind === 'auth' && httpCode === '403') {
 		return {
 			check,
@@ -94,7 +97,7 @@ export function keysCheck(read: Read<WalletCheck>): CheckItem {
 			result: 'failed',
 			seen: `Reading the wallets got no answer: ${why(error)}, after every retry.`,
 			whatThePackageDoes:
-				'Can neither read nor buy until the base URL is right and reachable from n8n. The other reads were not tried.',
+				'Can neither read nor buy until the base URL is right and reachable from n8n.' + rest,
 		};
 	}
 	if (kind === 'notFound' || kind === 'unreadable') {
@@ -103,7 +106,18 @@ export function keysCheck(read: Read<WalletCheck>): CheckItem {
 			result: 'failed',
 			seen: `${seen} Something answers at the base URL, but not as the voucher service does.`,
 			whatThePackageDoes:
-				'Fails every call. The base URL is the address before /v2, as in your business dashboard.',
+				'Fails every call. The base URL is the address before /v2, as in your business dashboard.' +
+				rest,
+		};
+	}
+	if (kind === 'server' || kind === 'rateLimited') {
+		return {
+			check,
+			result: 'failed',
+			seen: `${seen} That was the last attempt.`,
+			whatThePackageDoes:
+				'Retries reads with growing pauses; while the service answers this way, orders fail. Try again later.' +
+				rest,
 		};
 	}
 	return notRead(check, read, 'Fails every call the service refuses this way.');

@@ -11,7 +11,7 @@ import {
 	keysCheck,
 	templatesCheck,
 	unknownOrderCheck,
-	unreachable,
+	retriedToTheEnd,
 	walletCheck,
 } from './reads';
 import type { CheckItem } from './types';
@@ -45,12 +45,12 @@ export async function runServiceCheck(
 	// Read as the wallet check reads it; a total of 0 asks only for the balance.
 	const wallets = await read(answers, async () => await checkWallet(client, 0, itemIndex));
 	const checks = [keysCheck(wallets)];
-	if (unreachable(wallets)) {
+	if (retriedToTheEnd(wallets)) {
 		const notTried = (check: string): CheckItem => ({
 			check,
 			result: 'failed',
-			seen: 'Not tried: the service could not be reached.',
-			whatThePackageDoes: 'Nothing can be read or bought until it can.',
+			seen: 'Not tried: reading the wallets failed after every retry.',
+			whatThePackageDoes: 'Nothing can be read or bought until the wallets can.',
 		});
 		checks.push(
 			...[CHECKS.wallet, CHECKS.unknownOrder, CHECKS.templates, CHECKS.countries].map(notTried),

@@ -1,5 +1,5 @@
 /** ok: as the package expects. warning: it works, but differs from the spec or needs a look. failed: fix it before going live. */
-export type CheckResult = 'ok' | 'warning' | 'failed';
+type CheckResult = 'ok' | 'warning' | 'failed';
 
 /** One output item of Service → Check. A type, not an interface, so it is an IDataObject. */
 export type CheckItem = {
