@@ -5,7 +5,13 @@ import type { IDataObject } from 'n8n-workflow';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { CheckItem } from '../../nodes/VoucherService/serviceCheck/types';
-import { runLoadOptions } from '../../n8n-core-runner/runWorkflow.mts';
+import { createNodeAsTool } from 'n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool';
+
+import {
+	packageNodeTypeName,
+	runLoadOptions,
+	workflowNode,
+} from '../../n8n-core-runner/runWorkflow.mts';
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
 import { DEFAULT_OPTIONS } from '../../sandbox/options.mts';
 import { DIALECTS, type SandboxOptions } from '../../sandbox/server.mts';
@@ -126,10 +132,21 @@ describe('Service → Check against a service that answers as the spec says', ()
 		expect(apiRequests(sandbox, 'GET')).toHaveLength(8);
 	});
 
-	it('runs as an AI agent tool with the same checks', async () => {
-		const { json } = await runCheck({ asTool: true });
+	it('is an AI agent tool that needs no arguments, says what it does, and answers with the checks', async () => {
+		const parameters = { ...CHECK };
+		const node = workflowNode('Check the service', packageNodeTypeName(voucherNode), parameters);
+		const tool = createNodeAsTool({
+			node,
+			nodeType: voucherNode,
+			handleToolInvocation: async (toolArgs) =>
+				(await runCheck({ items: [toolArgs], asTool: true })).json,
+		}).response;
+		expect(tool.description).toMatch(/^Check the connection and test how the service answers/);
+		expect(Object.keys(tool.schema.shape)).toEqual([]);
+		const json = (await tool.invoke({})) as IDataObject[];
 		expect(json.map((item) => item.check)).toEqual(NAMES);
 		expectNoSecrets(json);
+		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
 	});
 });
 
