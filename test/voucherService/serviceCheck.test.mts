@@ -4,6 +4,11 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import {
+	answerTimesCheck,
+	describeBody,
+	rateLimitCheck,
+} from '../../nodes/VoucherService/serviceCheck/answers';
 import type { CheckItem } from '../../nodes/VoucherService/serviceCheck/types';
 import { createNodeAsTool } from 'n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool';
 
@@ -394,5 +399,50 @@ describe('Service → Check: error bodies as JSON envelopes', () => {
 			/^HTTP 401, a JSON envelope, code "[^"]+", message /,
 		);
 		expect(byName['Error bodies'].result).toBe('ok');
+	});
+});
+
+describe('Service → Check: what it shows of an answer', () => {
+	const answer = (headers: Record<string, unknown>, httpStatus = 200) => ({
+		path: '/v2/countries',
+		httpStatus,
+		headers,
+		body: { statusCode: '00', message: 'Successful', data: [] },
+		ms: 5,
+	});
+
+	it('lists X-RateLimit-* and RateLimit-* headers with their last values, and no other header', () => {
+		const item = rateLimitCheck([
+			answer({
+				'x-ratelimit-limit': '900',
+				'x-ratelimit-remaining': '899',
+				'set-cookie': 'sid=s3cr3t',
+			}),
+			answer({ 'x-ratelimit-remaining': '898', ratelimit: 'limit=900, remaining=898, reset=42' }),
+		]);
+		expect(item).toMatchObject({ check: 'Rate limits', result: 'ok' });
+		expect(item.seen).toBe(
+			'No HTTP 429. Rate-limit headers (last values): x-ratelimit-limit: 900; x-ratelimit-remaining: 898; ratelimit: limit=900, remaining=898, reset=42.',
+		);
+	});
+
+	it('shows a body as plain words only: text that could hold a key is given by its length', () => {
+		expect(describeBody('Unauthorized')).toBe('the text "Unauthorized"');
+		expect(describeBody('Invalid key sk_live_4f9a2b')).toBe('the text (26 characters, not shown)');
+		expect(describeBody({ statusCode: '41', message: 'Bad key pk_live_77' })).toBe(
+			'a JSON envelope, code "41", message (18 characters, not shown)',
+		);
+		expect(describeBody('{"error":"nope","token":"abc"}')).toBe(
+			'JSON without the envelope (fields: error, token)',
+		);
+		expect(describeBody('')).toBe('an empty body');
+	});
+
+	it('answer times: the median and the slowest, and a warning from half the request timeout', () => {
+		const timed = (ms: number) => ({ ...answer({}), ms });
+		expect(answerTimesCheck([timed(30), timed(10), timed(20), timed(400)]).seen).toBe(
+			'4 answers: median 25 ms, slowest 400 ms (GET /v2/countries).',
+		);
+		expect(answerTimesCheck([timed(10), timed(30_000)]).result).toBe('warning');
 	});
 });

@@ -11,7 +11,7 @@ import type { CheckItem } from './types';
 const PLAIN_WORDS = /^[A-Za-z][A-Za-z .,'!()-]{0,59}$/;
 
 const quoted = (text: string) =>
-	PLAIN_WORDS.test(text.trim()) ? `"${text.trim()}"` : `text of ${text.length} characters`;
+	PLAIN_WORDS.test(text.trim()) ? `"${text.trim()}"` : `(${text.length} characters, not shown)`;
 
 function parsed(body: unknown): unknown {
 	if (typeof body !== 'string') return body;
