@@ -15,6 +15,7 @@ import { createNodeAsTool } from 'n8n-core/dist/execution-engine/node-execution-
 import {
 	packageNodeTypeName,
 	runLoadOptions,
+	runNode,
 	workflowNode,
 } from '../../n8n-core-runner/runWorkflow.mts';
 import { VoucherServiceApi } from '../../credentials/VoucherServiceApi.credentials';
@@ -211,6 +212,31 @@ describe('Service → Check: keys and base URL', () => {
 		expect(byName['Answer times']).toMatchObject({ result: 'failed', seen: 'No answer came.' });
 		expect(json.map((item) => item.seen).join(' ')).not.toContain(String(port));
 	}, 60_000);
+});
+
+describe('Service → Check without a credential', () => {
+	it('fails like any operation, and with Continue On Fail gives a paired error item', async () => {
+		for (const continueOnFail of [false, true]) {
+			const run = await runNode({
+				nodeType: voucherNode,
+				credentialTypes: [new VoucherServiceApi()],
+				parameters: CHECK,
+				continueOnFail,
+			});
+			if (continueOnFail) {
+				expect(run.error).toBeUndefined();
+				expect(run.items[0]).toEqual([
+					expect.objectContaining({
+						json: { error: expect.stringMatching(/credentials/i) },
+						pairedItem: { item: 0 },
+					}),
+				]);
+			} else {
+				expect(run.error?.message).toMatch(/credentials/i);
+			}
+		}
+		expect(apiRequests(sandbox)).toHaveLength(0);
+	});
 });
 
 describe('Service → Check: a service that only fails', () => {

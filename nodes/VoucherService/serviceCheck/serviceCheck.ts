@@ -1,6 +1,7 @@
 import { randomUUID } from 'crypto';
 
 import type { ObservedAnswer, VoucherApiClient } from '../transport/client';
+import { isVoucherApiError } from '../transport/errors';
 import { findOrder } from '../purchase/orderLookup';
 import { checkWallet } from '../purchase/walletCheck';
 import { answerTimesCheck, errorBodiesCheck, rateLimitCheck } from './answers';
@@ -44,6 +45,8 @@ export async function runServiceCheck(
 	client.observe = (answer) => answers.push(answer);
 	// Read as the wallet check reads it; a total of 0 asks only for the balance.
 	const wallets = await read(answers, async () => await checkWallet(client, 0, itemIndex));
+	// Not an answer of the service (no credential, say): the node's error, as in every operation.
+	if ('error' in wallets && !isVoucherApiError(wallets.error)) throw wallets.error;
 	const checks = [keysCheck(wallets)];
 	if (retriedToTheEnd(wallets)) {
 		const notTried = (check: string): CheckItem => ({
