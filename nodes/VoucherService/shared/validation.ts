@@ -184,20 +184,20 @@ const orderShape = {
 	[COUPON_JSON_KEY]: optionalText('Coupon code'),
 };
 
-/** The create takes an int32 templateId, while the template list gives ids as strings. */
-const templateId = integer('Template ID', 0);
-
-/** A listed template's id as a create would send it, or undefined when a create refuses it. */
-export function templateIdAsSent(id: unknown): number | undefined {
-	const value = templateId(id);
-	return value instanceof Invalid ? undefined : value;
-}
-
 const recipientOrderFields = {
 	...orderShape,
-	templateId,
+	templateId: integer('Template ID', 0),
 	narration: optionalText('Narration'),
 };
+
+/**
+ * A listed template's id (the list gives strings) as a create would send it, or undefined
+ * when a create refuses it: the one rule for the Template dropdown and Service → Check.
+ */
+export function templateIdAsSent(id: unknown): number | undefined {
+	const value = recipientOrderFields.templateId(id);
+	return value instanceof Invalid ? undefined : value;
+}
 
 /*
  * The two create bodies are what these schemas give: a validated value is sent as it is, so
