@@ -9,6 +9,7 @@ import {
 	describeBody,
 	rateLimitCheck,
 } from '../../nodes/VoucherService/serviceCheck/answers';
+import { keysCheck, walletCheck } from '../../nodes/VoucherService/serviceCheck/reads';
 import type { CheckItem } from '../../nodes/VoucherService/serviceCheck/types';
 import { createNodeAsTool } from 'n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool';
 
@@ -470,5 +471,32 @@ describe('Service → Check: what it shows of an answer', () => {
 			'4 answers: median 25 ms, slowest 400 ms (GET /v2/countries).',
 		);
 		expect(answerTimesCheck([timed(10), timed(30_000)]).result).toBe('warning');
+	});
+});
+
+describe('Service → Check: a wallet check that refuses what it read', () => {
+	it('keys ok (the wallets answered), the wallet failed with the refusal and what the package does', () => {
+		const refusal = Object.assign(new Error('The NGN wallet\'s balance "abc" is not a number'), {
+			description: 'Check Wallet Balance First bought nothing.',
+		});
+		const read = {
+			error: refusal,
+			answers: [
+				{
+					path: '/v2/transactions/wallets',
+					httpStatus: 200,
+					headers: {},
+					body: { statusCode: '00', message: null, data: [{ balance: 'abc', currency: 'NGN' }] },
+					ms: 3,
+				},
+			],
+		};
+		expect(keysCheck(read).result).toBe('ok');
+		expect(walletCheck(read)).toEqual({
+			check: 'NGN wallet',
+			result: 'failed',
+			seen: 'Wallets: NGN. The NGN wallet\'s balance "abc" is not a number. Differs from the spec: balances come as text, e.g. "abc", not numbers.',
+			whatThePackageDoes: 'Check Wallet Balance First bought nothing.',
+		});
 	});
 });

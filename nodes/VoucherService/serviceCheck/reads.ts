@@ -16,6 +16,8 @@ import type { CheckItem } from './types';
 /** A read's value or error, and every attempt it made. */
 export type Read<T> = ({ value: T } | { error: unknown }) & { answers: ObservedAnswer[] };
 
+const WALLETS_PATH = '/v2/transactions/wallets';
+
 /** The check names, in the order of the output. */
 export const CHECKS = {
 	keys: 'Keys and base URL',
@@ -37,10 +39,14 @@ export const retriedToTheEnd = (read: Read<unknown>) =>
 	isVoucherApiError(read.error) &&
 	(read.error.outcomeUnknown || read.error.kind === 'rateLimited');
 
-const lastAnswer = (read: Read<unknown>) => read.answers[read.answers.length - 1];
+/** The read's last answer on `path`: a look-up may also read other paths (e.g. to trust a 404). */
+function lastAnswer(read: Read<unknown>, path: string): ObservedAnswer | undefined {
+	const onPath = read.answers.filter((answer) => answer.path === path);
+	return onPath[onPath.length - 1];
+}
 
-const answered = (read: Read<unknown>) => {
-	const answer = lastAnswer(read);
+const answered = (read: Read<unknown>, path: string) => {
+	const answer = lastAnswer(read, path);
 	return answer?.httpStatus === undefined
 		? 'no answer'
 		: `HTTP ${answer.httpStatus} with ${describeBody(answer.body)}`;
@@ -58,9 +64,15 @@ const notRead = (
 	whatThePackageDoes,
 });
 
+/** True when the wallets answered with success, whatever the package then made of them. */
+export const walletsAnswered = (read: Read<unknown>) => {
+	const http = lastAnswer(read, WALLETS_PATH)?.httpStatus;
+	return http !== undefined && http >= 200 && http < 300;
+};
+
 export function keysCheck(read: Read<WalletCheck>): CheckItem {
 	const check = CHECKS.keys;
-	if ('value' in read) {
+	if ('value' in read || walletsAnswered(read)) {
 		return {
 			check,
 			result: 'ok',
@@ -71,7 +83,7 @@ export function keysCheck(read: Read<WalletCheck>): CheckItem {
 	const error = read.error;
 	const kind = isVoucherApiError(error) ? error.kind : undefined;
 	const httpCode = isVoucherApiError(error) ? error.httpCode : undefined;
-	const seen = `Reading the wallets got ${answered(read)}: ${why(error)}.`;
+	const seen = `Reading the wallets got ${answered(read, WALLETS_PATH)}: ${why(error)}.`;
 	const rest = retriedToTheEnd(read) ? ' The other reads were not tried.' : '';
 	if (kind === 'auth' && httpCode === '403') {
 		return {
@@ -155,6 +167,23 @@ const currencies = (data: unknown) =>
 
 export function walletCheck(read: Read<WalletCheck>): CheckItem {
 	const check = CHECKS.wallet;
+	const data = dataOf(lastAnswer(read, WALLETS_PATH)?.body);
+	const shape = walletShape(data);
+	const differs = shape.length > 0 ? ` Differs from the spec: ${shape.join('; ')}.` : '';
+	const listed = `Wallets: ${currencies(data).map(String).join(', ') || 'none'}.`;
+	if ('error' in read && walletsAnswered(read)) {
+		// The wallet check itself refused what it read (a balance it cannot read, say).
+		const { description } = read.error as { description?: unknown };
+		return {
+			check,
+			result: 'failed',
+			seen: `${listed} ${read.error instanceof Error ? read.error.message : String(read.error)}.${differs}`,
+			whatThePackageDoes:
+				typeof description === 'string' && description
+					? description
+					: 'Check Wallet Balance First cannot work with this answer.',
+		};
+	}
 	if ('error' in read) {
 		return notRead(
 			check,
@@ -162,10 +191,6 @@ export function walletCheck(read: Read<WalletCheck>): CheckItem {
 			'Check Wallet Balance First cannot work until the wallets can be read.',
 		);
 	}
-	const data = dataOf(lastAnswer(read)?.body);
-	const shape = walletShape(data);
-	const differs = shape.length > 0 ? ` Differs from the spec: ${shape.join('; ')}.` : '';
-	const listed = `Wallets: ${currencies(data).map(String).join(', ') || 'none'}.`;
 	const hasNgn = currencies(data).some(
 		(c) =>
 			String(c ?? '')
@@ -194,7 +219,8 @@ export function walletCheck(read: Read<WalletCheck>): CheckItem {
 
 export function unknownOrderCheck(reference: string, read: Read<Order | undefined>): CheckItem {
 	const check = CHECKS.unknownOrder;
-	const seen = `GET /v2/orders/${reference}, a Reference that cannot exist, got ${answered(read)}.`;
+	const path = `/v2/orders/${encodeURIComponent(reference)}`;
+	const seen = `GET ${path}, a Reference that cannot exist, got ${answered(read, path)}.`;
 	if ('value' in read && read.value === undefined) {
 		return {
 			check,

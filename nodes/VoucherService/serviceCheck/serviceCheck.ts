@@ -45,8 +45,9 @@ export async function runServiceCheck(
 	client.observe = (answer) => answers.push(answer);
 	// Read as the wallet check reads it; a total of 0 asks only for the balance.
 	const wallets = await read(answers, async () => await checkWallet(client, 0, itemIndex));
-	// Not an answer of the service (no credential, say): the node's error, as in every operation.
-	if ('error' in wallets && !isVoucherApiError(wallets.error)) throw wallets.error;
+	// Nothing asked of the service (no credential, say): the node's error, as in every operation.
+	if ('error' in wallets && wallets.answers.length === 0 && !isVoucherApiError(wallets.error))
+		throw wallets.error;
 	const checks = [keysCheck(wallets)];
 	if (retriedToTheEnd(wallets)) {
 		const notTried = (check: string): CheckItem => ({
