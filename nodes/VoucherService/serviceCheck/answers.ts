@@ -115,7 +115,7 @@ export function rateLimitCheck(answers: ObservedAnswer[]): CheckItem {
 		result: refused > 0 ? 'warning' : 'ok',
 		seen,
 		whatThePackageDoes:
-			"Paces itself from the answers: fewer requests in flight after a 429, a 5xx or slow answers, and none sent before a 429's Retry-After has passed. A request refused with 429 is sent again later; a create only in a way that cannot buy twice.",
+			'Slows down when the service refuses (429) or struggles (5xx, slow answers), and waits as long as it asks. A request refused with 429 is sent again later; a create only in a way that cannot buy twice.',
 	};
 }
 
