@@ -65,7 +65,7 @@ const notRead = (
 });
 
 /** True when the wallets answered with success, whatever the package then made of them. */
-export const walletsAnswered = (read: Read<unknown>) => {
+const walletsAnswered = (read: Read<unknown>) => {
 	const http = lastAnswer(read, WALLETS_PATH)?.httpStatus;
 	return http !== undefined && http >= 200 && http < 300;
 };
