@@ -21,6 +21,8 @@ export interface EditorTour {
 	outDir: string;
 	/** Screenshot file names; a step without a name is not captured. */
 	shots?: Partial<Record<'workflow' | 'nodePanel' | 'actions' | 'webhookUrls', string>>;
+	/** Words to type into the node panel's search, each alone. */
+	searchWords?: string[];
 }
 
 export interface EditorFindings {
@@ -32,6 +34,8 @@ export interface EditorFindings {
 	actions: string[];
 	/** The panel's own count, from its "Actions (n)" heading. */
 	actionsHeading: string;
+	/** The entries the node panel lists for each of the tour's search words. */
+	searches: Record<string, string[]>;
 	/** src and natural width of the node icon images the panel showed. */
 	icons: Array<{ src: string; width: number }>;
 	productionUrl: string;
@@ -112,6 +116,22 @@ export async function tourEditor(tour: EditorTour): Promise<EditorFindings> {
 		);
 		await shot(page, 'nodePanel');
 
+		const searchBar = '[data-test-id="node-creator-search-bar"]';
+		const entryNames = '[data-test-id="node-creator-item-name"]';
+		const searches: Record<string, string[]> = {};
+		for (const word of tour.searchWords ?? []) {
+			// Cleared first, so the entries read are this word's, not the last search's.
+			await page.fill(searchBar, '');
+			await item.waitFor({ state: 'detached' });
+			await page.fill(searchBar, word);
+			await item.waitFor({ timeout: 10_000 }).catch(() => {});
+			searches[word] = (await page.locator(entryNames).allTextContents()).map((s) => s.trim());
+		}
+		if (tour.searchWords?.length) {
+			await page.fill(searchBar, 'Voucher Service');
+			await item.waitFor();
+		}
+
 		// Its actions: the operations list.
 		await item.click();
 		const heading = page.getByText(/^Actions \(\d+\)$/).first();
@@ -153,6 +173,7 @@ export async function tourEditor(tour: EditorTour): Promise<EditorFindings> {
 			panelDescription,
 			actions,
 			actionsHeading,
+			searches,
 			icons,
 			productionUrl,
 			files,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-import { PRODUCT_CODES, startSandbox } from './server.mts';
+import { DIALECTS, PRODUCT_CODES, startSandbox } from './server.mts';
 import type { FaultOptions, SandboxOptions, WebhookTarget } from './server.mts';
 
 const USAGE = `Usage: npm run sandbox -- [options]
@@ -16,6 +16,8 @@ const USAGE = `Usage: npm run sandbox -- [options]
   --fault-paths P,P        (SANDBOX_FAULT_PATHS) path prefixes the faults apply to
   --webhook URL --webhook-secret S   repeatable, paired in order
                            (SANDBOX_WEBHOOK_URLS and SANDBOX_WEBHOOK_SECRETS, comma-separated)
+  --dialect NAME           (SANDBOX_DIALECT) how the spec's open points are answered, one of
+                           ${Object.keys(DIALECTS).join(', ')}
   --quiet                  no request log lines`;
 
 const NUMERIC = {
@@ -40,6 +42,7 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv): SandboxOptions {
 		options: {
 			...Object.fromEntries(Object.keys(NUMERIC).map((k) => [k, { type: 'string' as const }])),
 			'fault-paths': { type: 'string' },
+			dialect: { type: 'string' },
 			webhook: { type: 'string', multiple: true },
 			'webhook-secret': { type: 'string', multiple: true },
 			quiet: { type: 'boolean' },
@@ -85,6 +88,10 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv): SandboxOptions {
 	};
 	if (faults.paths?.length === 0) delete faults.paths;
 
+	const dialectName = (values.dialect as string | undefined) ?? env.SANDBOX_DIALECT ?? 'spec';
+	if (!Object.hasOwn(DIALECTS, dialectName))
+		throw new Error(`--dialect must be one of ${Object.keys(DIALECTS).join(', ')}`);
+
 	return {
 		host: '127.0.0.1',
 		port: num('port') ?? 4010,
@@ -94,6 +101,7 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv): SandboxOptions {
 		timeFactor: num('time-factor'),
 		faults,
 		webhooks,
+		dialect: DIALECTS[dialectName],
 		log: values.quiet ? undefined : (line) => console.log(`[sandbox] ${line}`),
 	};
 }

@@ -1,7 +1,12 @@
 import { TEMPLATES } from './catalog.mts';
+import { DEFAULT_DIALECT, dialectProblem, resolveDialect } from './dialect.mts';
+import type { Dialect } from './dialect.mts';
 import type { FaultOptions, SandboxOptions, WebhookTarget } from './types.mts';
 
-export type ResolvedOptions = Required<Omit<SandboxOptions, 'faults'>> & { faults: FaultOptions };
+export type ResolvedOptions = Required<Omit<SandboxOptions, 'faults' | 'dialect'>> & {
+	faults: FaultOptions;
+	dialect: Dialect;
+};
 
 export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	host: '127.0.0.1',
@@ -12,7 +17,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	rateLimitPerSecond: 0,
 	faults: {},
 	webhooks: [],
-	orderNotFoundHttpStatus: 200,
+	dialect: DEFAULT_DIALECT,
 	templates: TEMPLATES.map(({ id, name, screenshotUrl }) => ({ id, name, screenshotUrl })),
 	initialBalanceNgn: 50_000_000,
 	walletCurrencies: ['NGN', 'USD'],
@@ -88,7 +93,11 @@ function checkWebhook(t: WebhookTarget, i: number): void {
 	);
 }
 
-/** Validates every key of the patch (unknown keys too, to catch typos in admin calls) and returns the merged options. */
+/**
+ * Validates every key of the patch (unknown keys too, to catch typos in admin calls) and returns
+ * the merged options. A dialect is merged over the defaults, not over the current dialect, so
+ * one patch always names the whole deviation.
+ */
 export function applyOptions(
 	current: ResolvedOptions,
 	patch: Partial<SandboxOptions>,
@@ -118,9 +127,11 @@ export function applyOptions(
 			case 'deliveryTimeoutMs':
 				check(isNumber(v) && v > 0, 'deliveryTimeoutMs must be a number > 0');
 				break;
-			case 'orderNotFoundHttpStatus':
-				check(isInt(v, 200, 599), 'orderNotFoundHttpStatus must be an HTTP status in [200, 599]');
+			case 'dialect': {
+				const problem = dialectProblem(v);
+				check(problem === null, problem ?? '');
 				break;
+			}
 			case 'faults':
 				checkFaults(v as FaultOptions);
 				break;
@@ -145,5 +156,7 @@ export function applyOptions(
 		}
 	}
 	const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-	return { ...current, ...defined };
+	const merged = { ...current, ...defined };
+	if (patch.dialect !== undefined) merged.dialect = resolveDialect(patch.dialect);
+	return merged;
 }

@@ -30,7 +30,7 @@ export function createIssuer(): Issuer {
 
 export type CommitResult =
 	| { kind: 'committed'; order: SandboxOrder }
-	| { kind: 'duplicate' }
+	| { kind: 'duplicate'; existing: SandboxOrder }
 	| { kind: 'insufficient'; neededKobo: number; balanceKobo: number };
 
 /**
@@ -44,7 +44,8 @@ export function commitOrder(
 	type: OrderType,
 	req: OrderRequest,
 ): CommitResult {
-	if (state.orders.has(req.reference)) return { kind: 'duplicate' };
+	const existing = state.orders.get(req.reference);
+	if (existing) return { kind: 'duplicate', existing };
 	const chargeKobo = req.amountKobo - Math.floor((req.amountKobo * req.discountPercent) / 100);
 	const neededKobo = chargeKobo * req.count;
 	const available = balanceKobo(state.ledger);

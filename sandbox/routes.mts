@@ -1,16 +1,18 @@
 import { COUNTRIES } from './catalog.mts';
+import { templateIdIn } from './dialect.mts';
+import type { Dialect } from './dialect.mts';
 import { json, text } from './http.mts';
 import type { Reply } from './http.mts';
 import { balanceKobo, toNaira } from './ledger.mts';
 import { commitOrder, orderView } from './orders.mts';
 import type { Issuer } from './orders.mts';
 import type { OrderType, SandboxOrder, SandboxState } from './types.mts';
-import { InvalidRequest, parseOrderRequest } from './validation.mts';
+import { InvalidRequest, InvalidTemplate, parseOrderRequest } from './validation.mts';
 
 export interface ApiContext {
 	state: SandboxState;
 	issuer: Issuer;
-	orderNotFoundHttpStatus(): number;
+	dialect(): Dialect;
 	templates(): Array<{ id: string; name: string; screenshotUrl: string }>;
 	/** The currencies GET /v2/transactions/wallets lists, in order; NGN ones follow the ledger. */
 	walletCurrencies(): string[];
@@ -39,16 +41,44 @@ function decodeSegment(raw: string): string | null {
 	}
 }
 
+/** A text error, or under errorBodies 'envelope' the same words in an envelope coded by the HTTP status. */
+export const errorReply = (
+	dialect: Dialect,
+	status: number,
+	message: string,
+	headers?: Record<string, string>,
+): Reply =>
+	dialect.errorBodies === 'envelope'
+		? { ...json(status, { statusCode: String(status), message }), headers }
+		: text(status, message, headers);
+
+function duplicate(dialect: Dialect, existing: SandboxOrder): Reply {
+	const message = 'Order reference already exists';
+	switch (dialect.duplicateReference) {
+		case 'envelope200':
+			return fault(200, '09', message);
+		case 'envelope400':
+			return fault(400, '09', message);
+		case 'text409':
+			return text(409, message);
+		case 'existingOrder200':
+			return ok(orderView(existing));
+	}
+}
+
 function createOrder(ctx: ApiContext, type: OrderType, req: ApiRequest): Reply {
 	if (!req.isJson) return fault(400, '05', 'Request body must be valid JSON');
+	const dialect = ctx.dialect();
 	try {
-		const parsed = parseOrderRequest(type, req.body);
+		const parsed = parseOrderRequest(type, req.body, dialect);
 		const result = commitOrder(ctx.state, ctx.issuer, type, parsed);
-		if (result.kind === 'duplicate') return fault(400, '09', 'Order reference already exists');
+		if (result.kind === 'duplicate') return duplicate(dialect, result.existing);
 		if (result.kind === 'insufficient') return fault(400, '51', 'Insufficient wallet balance');
 		ctx.onCommitted(result.order);
 		return ok(orderView(result.order));
 	} catch (err) {
+		if (err instanceof InvalidTemplate)
+			return fault(dialect.badTemplate === 'envelope200' ? 200 : 400, '05', err.message);
 		if (err instanceof InvalidRequest) return fault(400, '05', err.message);
 		throw err;
 	}
@@ -57,14 +87,21 @@ function createOrder(ctx: ApiContext, type: OrderType, req: ApiRequest): Reply {
 function getOrder(ctx: ApiContext, rawReference: string): Reply {
 	const reference = decodeSegment(rawReference);
 	const order = reference === null ? undefined : ctx.state.orders.get(reference);
-	if (!order) return fault(ctx.orderNotFoundHttpStatus(), '04', 'Order not found');
-	return ok(orderView(order));
+	if (order) return ok(orderView(order));
+	switch (ctx.dialect().unknownOrder) {
+		case 'envelope200':
+			return fault(200, '04', 'Order not found');
+		case 'envelope404':
+			return fault(404, '04', 'Order not found');
+		case 'text404':
+			return text(404, 'Order not found');
+	}
 }
 
 function getVoucherStatus(ctx: ApiContext, rawCode: string): Reply {
 	const code = decodeSegment(rawCode);
 	const voucher = code === null ? undefined : ctx.state.vouchers.get(code);
-	if (!voucher) return text(404, 'Voucher not found');
+	if (!voucher) return errorReply(ctx.dialect(), 404, 'Voucher not found');
 	return ok({ status: voucher.state, value: voucher.value, expiryDate: voucher.expiryDate });
 }
 
@@ -85,7 +122,10 @@ export function routeApi(ctx: ApiContext, req: ApiRequest): Reply {
 	if (method === 'GET') {
 		if (path === '/v2/transactions/wallets') return wallets(ctx);
 		if (path === '/v2/countries') return ok(COUNTRIES);
-		if (path === '/v2/orders/templates') return ok(ctx.templates());
+		if (path === '/v2/orders/templates') {
+			const dialect = ctx.dialect();
+			return ok(ctx.templates().map((t) => ({ ...t, id: templateIdIn(dialect, t.id) })));
+		}
 		if (path.startsWith('/v2/vouchers/status/'))
 			return getVoucherStatus(ctx, path.slice('/v2/vouchers/status/'.length));
 		if (path.startsWith('/v2/orders/')) return getOrder(ctx, path.slice('/v2/orders/'.length));

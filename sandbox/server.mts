@@ -13,13 +13,15 @@ import { openLedger } from './ledger.mts';
 import { DEFAULT_OPTIONS, OptionError, applyOptions } from './options.mts';
 import { createRateLimiter } from './rateLimit.mts';
 import { createIssuer, maskCode, orderEventData, settleOrder } from './orders.mts';
-import { routeApi } from './routes.mts';
+import { errorReply, routeApi } from './routes.mts';
+import { inDialect } from './dialect.mts';
 import { createScheduler } from './timers.mts';
 import type { RequestLogEntry, SandboxOptions, SandboxOrder, SandboxState } from './types.mts';
 import { createWebhooks } from './webhooks.mts';
 
 export type * from './types.mts';
 export { PRODUCT_CODES, SEED_VOUCHERS } from './catalog.mts';
+export { DIALECTS } from './dialect.mts';
 export { sign } from './webhooks.mts';
 
 export interface Sandbox {
@@ -130,7 +132,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			time: new Date().toISOString(),
 		};
 		state.requests.push(entry);
-		const finish = (reply: Reply | null) => {
+		const finish = (answer: Reply | null) => {
+			const reply =
+				answer?.json === undefined
+					? answer
+					: { ...answer, json: inDialect(answer.json, opts.dialect) };
 			if (reply === null) {
 				req.socket.destroy();
 			} else {
@@ -157,20 +163,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				}),
 			);
 		}
-		if (fault === 'error') return finish(INTERNAL_ERROR);
+		const internalError = errorReply(opts.dialect, 500, 'Internal Server Error');
+		if (fault === 'error') return finish(internalError);
 		if (fault === 'reset') return finish(null);
 
 		const identity = authenticate(req.headers.authorization);
 		entry.publicKey = identity.publicKey;
 		if (identity.access === 'none')
-			return finish(text(401, 'Unauthorized', { 'www-authenticate': 'Basic realm="sandbox"' }));
-		if (identity.access === 'forbidden') return finish(text(403, 'Forbidden'));
+			return finish(
+				errorReply(opts.dialect, 401, 'Unauthorized', {
+					'www-authenticate': 'Basic realm="sandbox"',
+				}),
+			);
+		if (identity.access === 'forbidden') return finish(errorReply(opts.dialect, 403, 'Forbidden'));
 
 		const reply = routeApi(
 			{
 				state,
 				issuer,
-				orderNotFoundHttpStatus: () => opts.orderNotFoundHttpStatus,
+				dialect: () => opts.dialect,
 				templates: () => opts.templates,
 				walletCurrencies: () => opts.walletCurrencies,
 				onCommitted,
@@ -178,7 +189,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			{ method, path, body, isJson },
 		);
 		if (fault === 'commitThenDrop') return finish(null);
-		finish(fault === 'commitThen500' ? INTERNAL_ERROR : reply);
+		finish(fault === 'commitThen500' ? internalError : reply);
 	}
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

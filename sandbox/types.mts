@@ -1,3 +1,5 @@
+import type { Dialect } from './dialect.mts';
+
 type OrderStatus = 'PROCESSING' | 'COMPLETED' | 'PARTIALLY_COMPLETED' | 'CANCELED' | 'FAILED';
 export type TerminalStatus = Exclude<OrderStatus, 'PROCESSING'>;
 type ItemStatus = 'DELIVERED' | 'FAILED' | 'CANCELED' | 'PROCESSING';
@@ -36,7 +38,8 @@ export interface SandboxOrder {
 	count: number;
 	couponCode: string | null;
 	pin: string | null;
-	templateId: number | null;
+	/** As sent: a number, or the opaque id under dialect.templateIds 'opaque'. */
+	templateId: number | string | null;
 	narration: string | null;
 	recipients: Recipient[];
 	vouchers: SandboxVoucher[];
@@ -118,7 +121,8 @@ export interface SandboxOptions {
 	rateLimitPerSecond?: number;
 	faults?: FaultOptions;
 	webhooks?: WebhookTarget[];
-	orderNotFoundHttpStatus?: number;
+	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */
+	dialect?: Partial<Dialect>;
 	/** The template list GET /v2/orders/templates answers; the catalogue's by default. The spec types ids as strings. */
 	templates?: Array<{ id: string; name: string; screenshotUrl: string }>;
 	initialBalanceNgn?: number;

@@ -1,5 +1,7 @@
 import { COUPONS, TEMPLATES, findProduct } from './catalog.mts';
 import type { Product } from './catalog.mts';
+import { templateIdIn } from './dialect.mts';
+import type { Dialect } from './dialect.mts';
 import { toKobo } from './ledger.mts';
 import type { OrderType, Recipient } from './types.mts';
 
@@ -16,13 +18,16 @@ export interface OrderRequest {
 	pin: string | null;
 	couponCode: string | null;
 	discountPercent: number;
-	templateId: number | null;
+	templateId: number | string | null;
 	narration: string | null;
 	recipients: Recipient[];
 }
 
 /** Thrown for a request the service would refuse with statusCode 05. */
 export class InvalidRequest extends Error {}
+
+/** A template that is not the client's nor global; answered as dialect.badTemplate says. */
+export class InvalidTemplate extends InvalidRequest {}
 
 function fail(message: string): never {
 	throw new InvalidRequest(message);
@@ -74,14 +79,21 @@ function parseCount(value: unknown): number {
 	return value;
 }
 
-function parseTemplateId(value: unknown): number {
-	if (typeof value !== 'number' || !Number.isInteger(value))
+/** The spec's int32 under numeric ids; under opaque ones, the id exactly as the list shows it. */
+function parseTemplateId(value: unknown, dialect: Dialect): number | string {
+	if (value === undefined || value === null) fail('templateId is required');
+	const opaque = dialect.templateIds === 'opaque';
+	if (!opaque && (typeof value !== 'number' || !Number.isInteger(value)))
 		fail('templateId is required and must be an integer');
-	if (!TEMPLATES.some((t) => t.id === String(value))) fail(`Invalid template: ${value}`);
-	return value;
+	const listed = opaque ? value : String(value);
+	if (!TEMPLATES.some((t) => templateIdIn(dialect, t.id) === listed)) {
+		const shown = typeof value === 'string' ? value : JSON.stringify(value);
+		throw new InvalidTemplate(`Invalid template: ${shown}`);
+	}
+	return value as number | string;
 }
 
-export function parseOrderRequest(type: OrderType, input: unknown): OrderRequest {
+export function parseOrderRequest(type: OrderType, input: unknown, dialect: Dialect): OrderRequest {
 	if (typeof input !== 'object' || input === null || Array.isArray(input))
 		fail('Request body must be a JSON object');
 	const body = input as Record<string, unknown>;
@@ -103,7 +115,7 @@ export function parseOrderRequest(type: OrderType, input: unknown): OrderRequest
 	const pin = type === 'download' ? optionalString(body, 'pin') : null;
 	if (pin !== null && !/^\d{4}$/.test(pin)) fail('pin must be exactly 4 digits');
 
-	const templateId = type === 'recipients' ? parseTemplateId(body.templateId) : null;
+	const templateId = type === 'recipients' ? parseTemplateId(body.templateId, dialect) : null;
 	const narration =
 		type === 'recipients'
 			? (optionalString(body, 'narration') ?? `${product.name} vouchers`)

@@ -1,8 +1,8 @@
 // The smoke suite of the compatibility matrix, once per n8n version that global-setup.mts
 // started (real-n8n/versions.mts): the packed package loads, the credential test passes, a
-// download order, a campaign of 5 rows run twice, the trigger (signed, unsigned, the same
-// event three times), and the Dry Run hint, in a workflow and with the node as a tool of
-// n8n's AI Agent (fake OpenAI model, see test/e2e/fakeOpenAi.mts).
+// download order, a campaign of 5 rows run twice, Service → Check, the trigger (signed,
+// unsigned, the same event three times), and the Dry Run hint, in a workflow and with the
+// node as a tool of n8n's AI Agent (fake OpenAI model, see test/e2e/fakeOpenAi.mts).
 import { readFileSync } from 'node:fs';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -251,6 +251,35 @@ describe.each(instances)('n8n $version on Node $node', (instance) => {
 			expect(sandbox.state.deliveries.map((d) => d.status)).toEqual([200, 200, 200]);
 			expect(await received(3)).toBe(3);
 		});
+	});
+
+	it('Service → Check: every check ok, and keys the service refuses as failed items', async () => {
+		const wrong = await sandboxApiCredential(rest, sandbox, 'Voucher Sandbox (compat wrong)', {
+			secretKey: 'sk_wrong_compat',
+		});
+		// Each runs once: the second gets the first's eight items.
+		const check = (name: string, credential: Credential) => ({
+			name,
+			type: ACTION_NODE,
+			typeVersion: 1,
+			executeOnce: true,
+			parameters: { resource: 'service', operation: 'check' },
+			credentials: { [API_CREDENTIAL]: credential },
+		});
+		const ex = await run(
+			linearWorkflow(`Compat check ${instance.version} ${Date.now()}`, [
+				MANUAL_START,
+				check('Check', api),
+				check('Check wrong keys', wrong),
+			]),
+		);
+		const good = nodeOutput(ex, 'Check');
+		expect(good).toHaveLength(8);
+		for (const item of good) expect(item.result, `${item.check}: ${item.seen}`).toBe('ok');
+		const refused = nodeOutput(ex, 'Check wrong keys');
+		expect(refused).toHaveLength(8);
+		expect(refused[0]).toMatchObject({ check: 'Keys and base URL', result: 'failed' });
+		expect(posts()).toEqual([]);
 	});
 
 	it('a dry run buys nothing and shows what a real run would buy above the output', async () => {

@@ -62,6 +62,7 @@ describe('the editor in a browser', () => {
 			workflowId: workflow.id,
 			triggerWorkflowId: trigger.id,
 			outDir: join(REPO_ROOT, 'test-results', 'editor'),
+			searchWords: ['check', 'test', 'connection'],
 			shots: {
 				nodePanel: 'node-panel.png',
 				actions: 'actions.png',
@@ -107,6 +108,12 @@ describe('the editor in a browser', () => {
 			'Get many templates',
 		])
 			expect(findings.actions).toContain(op);
+	});
+
+	it('a search for "check", "test" or "connection" finds the node, for Service → Check', () => {
+		expect(expectedActions).toContain('Check the connection and test how the service answers');
+		for (const word of ['check', 'test', 'connection'])
+			expect(findings.searches[word], word).toContain('Voucher Service');
 	});
 
 	it("the trigger's webhook panel shows its production URL", () => {

@@ -237,6 +237,7 @@ describe('example workflows', () => {
 				'order:createForRecipients',
 				'order:get',
 				'order:getCampaign',
+				'service:check',
 				'template:getAll',
 				'voucher:getStatus',
 				'wallet:getAll',

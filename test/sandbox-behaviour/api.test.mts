@@ -182,14 +182,14 @@ describe('get order', () => {
 		expect('data' in res.body).toBe(false);
 	});
 
-	it('carries 04 on the configured HTTP status', async () => {
-		sbx.configure({ orderNotFoundHttpStatus: 404 });
+	it('carries 04 on HTTP 404 under dialect.unknownOrder envelope404', async () => {
+		sbx.configure({ dialect: { unknownOrder: 'envelope404' } });
 		try {
 			const res = await call(sbx, 'GET', '/v2/orders/unknown-ref');
 			expect(res.status).toBe(404);
 			expect(res.body.statusCode).toBe('04');
 		} finally {
-			sbx.configure({ orderNotFoundHttpStatus: 200 });
+			sbx.configure({ dialect: {} });
 		}
 	});
 });

@@ -60,12 +60,12 @@ describe('each error class becomes a clear error and leaks no key', () => {
 	});
 
 	it('04 carried by HTTP 404 is still "order not found"', async () => {
-		sandbox.configure({ orderNotFoundHttpStatus: 404 });
+		sandbox.configure({ dialect: { unknownOrder: 'envelope404' } });
 		try {
 			const result = await runVoucher(sandbox, getOrder('missing-ref-2'));
 			expect(result.error?.message).toBe('Order missing-ref-2 not found');
 		} finally {
-			sandbox.configure({ orderNotFoundHttpStatus: 200 });
+			sandbox.configure({ dialect: {} });
 		}
 	});
 

@@ -17,6 +17,7 @@ import { executionParameters } from '../shared/parameters';
 import * as country from './country';
 import * as order from './order';
 import * as template from './template';
+import * as service from './service';
 import type { ItemOutcome, ItemPlan, RunSettings, VoucherOperation } from './types';
 import * as voucher from './voucher';
 import * as wallet from './wallet';
@@ -25,7 +26,7 @@ import * as webhook from './webhook';
 const resources: Record<
 	string,
 	{ operations: Record<string, VoucherOperation>; operationField: INodeProperties }
-> = { order, voucher, wallet, country, template, webhook };
+> = { order, voucher, wallet, country, template, webhook, service };
 
 export const resourceField: INodeProperties = {
 	displayName: 'Resource',
@@ -36,6 +37,7 @@ export const resourceField: INodeProperties = {
 	options: [
 		{ name: 'Country', value: 'country' },
 		{ name: 'Order', value: 'order' },
+		{ name: 'Service', value: 'service' },
 		{ name: 'Template', value: 'template' },
 		{ name: 'Voucher', value: 'voucher' },
 		{ name: 'Wallet', value: 'wallet' },

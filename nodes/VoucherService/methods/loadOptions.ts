@@ -1,13 +1,12 @@
 import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import { VoucherApiClient } from '../transport/client';
-
-/** The order body takes an int32 templateId, while the list gives ids as strings. */
-const isUsableId = (id: unknown) => /^\d+$/.test(String(id ?? '').trim());
+import { templateIdAsSent } from '../shared/validation';
 
 function templateOption(template: IDataObject): INodePropertyOptions {
 	const name = `${String(template.name ?? 'Template')} (${String(template.id)})`;
-	if (!isUsableId(template.id)) {
+	const id = templateIdAsSent(template.id);
+	if (id === undefined) {
 		// Shown, not dropped, so a user looking for it learns why it cannot be chosen.
 		return {
 			name: `${name}: cannot be used`,
@@ -18,7 +17,7 @@ function templateOption(template: IDataObject): INodePropertyOptions {
 	}
 	return {
 		name,
-		value: Number(String(template.id).trim()),
+		value: id,
 		description: template.screenshotUrl ? `Preview: ${String(template.screenshotUrl)}` : undefined,
 	};
 }

@@ -190,6 +190,15 @@ const recipientOrderFields = {
 	narration: optionalText('Narration'),
 };
 
+/**
+ * A listed template's id (the list gives strings) as a create would send it, or undefined
+ * when a create refuses it: the one rule for the Template dropdown and Service → Check.
+ */
+export function templateIdAsSent(id: unknown): number | undefined {
+	const value = recipientOrderFields.templateId(id);
+	return value instanceof Invalid ? undefined : value;
+}
+
 /*
  * The two create bodies are what these schemas give: a validated value is sent as it is, so
  * what is checked is what is sent.

@@ -33,6 +33,18 @@ export interface ApiCall {
 	burst?: boolean;
 }
 
+/**
+ * One attempt as Service → Check sees it: what came back, never what was sent, so no key.
+ * `httpStatus` is absent when no answer came.
+ */
+export interface ObservedAnswer {
+	path: string;
+	httpStatus?: number;
+	headers: Record<string, unknown>;
+	body: unknown;
+	ms: number;
+}
+
 interface HttpResponse {
 	statusCode: number;
 	headers: Record<string, unknown>;
@@ -41,7 +53,7 @@ interface HttpResponse {
 
 type ApiContext = IExecuteFunctions | ILoadOptionsFunctions;
 
-const REQUEST_TIMEOUT_MS = 60_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 /*
  * Plain words for socket errors. The raw code stays out of the message because n8n
@@ -73,6 +85,9 @@ export class VoucherApiClient {
 
 	/** Taken once: n8n-core deep-copies the node on every getNode(). */
 	readonly node: INode;
+
+	/** Told of every attempt; only Service → Check listens, on a client of its own. */
+	observe?: (answer: ObservedAnswer) => void;
 
 	constructor(
 		private readonly context: ApiContext,
@@ -106,6 +121,7 @@ export class VoucherApiClient {
 	async send(call: ApiCall): Promise<Envelope> {
 		const { baseUrl, credentials } = await this.credentialSettings();
 		const slot = await this.pacing.acquire(call.burst);
+		const started = Date.now();
 		let response: HttpResponse;
 		try {
 			response = (await this.context.helpers.httpRequestWithAuthentication.call(
@@ -124,9 +140,17 @@ export class VoucherApiClient {
 			)) as HttpResponse;
 		} catch (error) {
 			this.pacing.release(slot, { overloaded: true });
+			this.observe?.({ path: call.path, headers: {}, body: undefined, ms: Date.now() - started });
 			throw this.networkError(error, call);
 		}
 		const http = response.statusCode;
+		this.observe?.({
+			path: call.path,
+			httpStatus: http,
+			headers: response.headers ?? {},
+			body: response.body,
+			ms: Date.now() - started,
+		});
 		this.pacing.release(slot, {
 			overloaded: http === 429 || http >= 500,
 			retryAfterMs: http === 429 ? parseRetryAfter(response.headers?.['retry-after']) : undefined,
