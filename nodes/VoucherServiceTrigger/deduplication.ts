@@ -8,12 +8,25 @@ import {
 } from 'n8n-workflow';
 
 /*
- * The service stops retrying about 45 minutes after the first delivery (5 attempts in all,
- * 3, 6, 12 and 24 minutes apart; docs/api.md); a day
- * leaves room for late duplicates and clock drift while keeping the memory small.
+ * The service's retry schedule (docs/api.md): 5 attempts in all, 3, 6, 12 and 24 minutes
+ * apart, so its last retry comes about 45 minutes after the first delivery.
  */
-export const RETENTION_MS = 24 * 60 * 60 * 1000;
-export const MAX_ENTRIES = 5000;
+const RETRY_DELAYS_MINUTES = [3, 6, 12, 24];
+export const RETRY_WINDOW_MS = RETRY_DELAYS_MINUTES.reduce((sum, m) => sum + m, 0) * 60 * 1000;
+
+/*
+ * Static data is only a filter in front of processed_data, and n8n reads and parses all of
+ * it on every production request and writes it back after each accepted event, so it
+ * holds no more than the retry window needs: 15 minutes of margin for deliveries that are
+ * slow to arrive and for clock drift between n8n's processes, and a size bound that keeps
+ * that read a few dozen kilobytes however busy the workflow is. A copy beyond either
+ * bound is still stopped inside its execution by processed_data (claimInExecution).
+ */
+export const RETENTION_MS = RETRY_WINDOW_MS + 15 * 60 * 1000;
+export const MAX_ENTRIES = 500;
+
+/** Events processed_data remembers per trigger node: the durable record of what ran. */
+export const PROCESSED_EVENTS = 5000;
 
 /*
  * How long this process's memory holds a key. It only has to cover copies that arrive at
@@ -93,7 +106,10 @@ export function processStore(scope: string): IDataObject {
  * for the key, and every claimant that looks sees the same one. docs/trigger.md has the
  * assumption this rests on (a read and its write less than SETTLE_MS apart) and figures.
  */
-const PROCESSED_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 2 * MAX_ENTRIES };
+const PROCESSED_OPTIONS: ICheckProcessedOptions = {
+	mode: 'entries',
+	maxEntries: 2 * PROCESSED_EVENTS,
+};
 const SETTLE_MS = 1000;
 const SETTLE_ROUNDS = 5;
 
