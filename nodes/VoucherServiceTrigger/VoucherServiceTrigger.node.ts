@@ -14,6 +14,7 @@ import { WEBHOOK_CREDENTIAL } from '../voucherServiceApi/credentials';
 import {
 	hasSignatureShape,
 	openDelivery,
+	verifySignature,
 	type Delivery,
 	type WebhookEvent,
 } from '../voucherServiceApi/signature';
@@ -90,27 +91,32 @@ function secretCacheKey(this: IWebhookFunctions): string | undefined {
 }
 
 /**
- * Checks the signature with the cached secret if there is one, and with a secret read now
- * otherwise or when that check fails: a 401 is only ever given against a secret read during
- * this request, so a rotated secret is accepted at once. Throws when the read fails.
- * `known` collects the secrets used, for masking them in a logged error.
+ * Checks the signature against the cached secret, or a secret read for this request or
+ * shared with others waiting (SecretCache has the rules). Undefined when the cache cannot
+ * decide without a credential read it may not start yet. Throws when the read fails.
+ * `known` collects the secrets tried, for masking them in a logged error.
  */
 async function openWithSecret(
 	this: IWebhookFunctions,
 	request: WebhookRequest,
 	known: string[],
-): Promise<Delivery> {
-	const key = secretCacheKey.call(this);
-	const cached = key === undefined ? undefined : webhookSecrets.get(key);
-	if (cached !== undefined) {
-		known.push(cached);
-		const delivery = openDelivery(request.rawBody, request.headers.signature, cached);
-		if (delivery.status !== 'unauthorized') return delivery;
-	}
+): Promise<Delivery | undefined> {
+	const { rawBody } = request;
+	const header = request.headers.signature;
 	const read = () => readSecret.call(this);
-	const secret = key === undefined ? await read() : await webhookSecrets.refresh(key, read);
-	known.push(secret);
-	return openDelivery(request.rawBody, request.headers.signature, secret);
+	const key = secretCacheKey.call(this);
+	if (key === undefined) {
+		const secret = await read();
+		known.push(secret);
+		return openDelivery(rawBody, header, secret);
+	}
+	const matches = (secret: string) => {
+		known.push(secret);
+		return verifySignature(rawBody, header, secret);
+	};
+	const lookup = await webhookSecrets.check(key, matches, read);
+	if (lookup.outcome === 'undecided') return undefined;
+	return openDelivery(rawBody, header, lookup.secret);
 }
 
 /*
@@ -271,6 +277,8 @@ export class VoucherServiceTrigger implements INodeType {
 			// form parser at either version: it has no raw bytes to check and stays a 401.
 			if (!request.rawBody && !request.readableEnded) await request.readRawBody();
 			const delivery = await openWithSecret.call(this, request, secrets);
+			// Forged deliveries that outpace the credential reads the cache allows end here.
+			if (delivery === undefined) return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
 			return answerDelivery.call(this, request, delivery);
 		} catch (error) {
 			return answerUnavailable.call(this, error, secrets);

@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 
 import type { INode } from 'n8n-workflow';
 import { request } from 'undici';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { signPayload } from '../../nodes/voucherServiceApi/signature';
 import {
 	MAX_CACHED_SECRETS,
+	MISMATCH_READ_INTERVAL_MS,
 	SECRET_LIFETIME_MS,
 	SecretCache,
 } from '../../nodes/VoucherServiceTrigger/secretCache';
@@ -22,64 +23,183 @@ const NEW = 'whsec_after_rotation';
 describe('SecretCache', () => {
 	function cacheAt(start = 1_000_000) {
 		const clock = { now: start };
-		return { clock, cache: new SecretCache(() => clock.now) };
+		const reads: string[] = [];
+		/** What the credential holds; each read records what it returned. */
+		const stored = { secret: OLD };
+		const read = async () => {
+			reads.push(stored.secret);
+			return stored.secret;
+		};
+		return { clock, reads, stored, read, cache: new SecretCache(() => clock.now) };
 	}
+	const signedWith = (secret: string) => (candidate: string) => candidate === secret;
 
 	it('keeps a secret for 60 seconds from the start of its read, not a millisecond more', async () => {
 		const { clock, cache } = cacheAt();
 		const start = clock.now;
-		await cache.refresh('k', async () => {
+		const slowRead = async () => {
 			clock.now += 500; // a slow read: its age counts from when it began
 			return OLD;
+		};
+		expect(await cache.check('k', signedWith(OLD), slowRead)).toEqual({
+			outcome: 'matched',
+			secret: OLD,
 		});
 		expect(SECRET_LIFETIME_MS).toBe(60_000);
 		clock.now = start + SECRET_LIFETIME_MS - 1;
 		expect(cache.get('k')).toBe(OLD);
 		clock.now = start + SECRET_LIFETIME_MS;
 		expect(cache.get('k')).toBeUndefined();
-		expect(cache.size).toBe(0);
 	});
 
 	it('treats a clock that went back as expired', async () => {
-		const { clock, cache } = cacheAt();
-		await cache.refresh('k', async () => OLD);
+		const { clock, cache, read } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
 		clock.now -= 1;
 		expect(cache.get('k')).toBeUndefined();
 	});
 
 	it('forgets a kept secret when a read fails, and keeps nothing from a failed read', async () => {
-		const { cache } = cacheAt();
-		await cache.refresh('k', async () => OLD);
-		await expect(
-			cache.refresh('k', async () => {
-				throw new Error('Credentials could not be decrypted.');
-			}),
-		).rejects.toThrow('could not be decrypted');
+		const { clock, cache, read } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		clock.now += MISMATCH_READ_INTERVAL_MS;
+		const failing = async () => {
+			throw new Error('Credentials could not be decrypted.');
+		};
+		await expect(cache.check('k', signedWith(NEW), failing)).rejects.toThrow('decrypted');
 		expect(cache.get('k')).toBeUndefined();
 	});
 
-	it('keeps the read that began last when two overlap', async () => {
-		const { clock, cache } = cacheAt();
-		let finishEarlier!: (secret: string) => void;
-		const earlier = cache.refresh('k', () => new Promise<string>((r) => (finishEarlier = r)));
-		clock.now += 10;
-		await cache.refresh('k', async () => NEW);
-		finishEarlier(OLD);
-		expect(await earlier).toBe(OLD);
-		expect(cache.get('k')).toBe(NEW);
+	it('refuses only against a read that began after the delivery arrived', async () => {
+		const { clock, cache, read, reads } = cacheAt();
+		expect(await cache.check('k', signedWith('forged'), read)).toEqual({
+			outcome: 'refused',
+			secret: OLD,
+		});
+		clock.now += MISMATCH_READ_INTERVAL_MS;
+		expect((await cache.check('k', signedWith('forged'), read)).outcome).toBe('refused');
+		expect(reads).toEqual([OLD, OLD]);
 	});
 
-	it('holds at most its bound, dropping expired entries first and then the oldest', async () => {
+	it('has one read in flight at a time, which serves every delivery waiting for it', async () => {
+		const { cache, stored, reads } = cacheAt();
+		let finish!: () => void;
+		const slowRead = () =>
+			new Promise<string>((resolve) => {
+				reads.push(stored.secret);
+				finish = () => resolve(stored.secret);
+			});
+		const first = cache.check('k', signedWith(OLD), slowRead);
+		const others = Array.from({ length: 20 }, () => cache.check('k', signedWith(OLD), slowRead));
+		const forged = Array.from({ length: 20 }, () =>
+			cache.check('k', signedWith('forged'), slowRead),
+		);
+		finish();
+		expect((await Promise.all([first, ...others])).map((l) => l.outcome)).toEqual(
+			Array(21).fill('matched'),
+		);
+		// They arrived while the read was in flight, that is before it began: it cannot
+		// refuse them, and another read may not begin within the interval.
+		expect(new Set((await Promise.all(forged)).map((l) => l.outcome))).toEqual(
+			new Set(['undecided']),
+		);
+		expect(reads).toHaveLength(1);
+	});
+
+	it('a forged flood costs at most one read per interval, however many deliveries arrive', async () => {
+		const { clock, cache, read, reads } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		const outcomes: Record<string, number> = {};
+		const floodSeconds = 30;
+		// 32 forged deliveries every 10 ms for 30 s, and a genuine one every 100 ms.
+		for (let step = 0; step < (floodSeconds * 1000) / 10; step++) {
+			clock.now += 10;
+			const lookups = Array.from({ length: 32 }, () =>
+				cache.check('k', signedWith(`forged-${step}`), read),
+			);
+			if (step % 10 === 0) lookups.push(cache.check('k', signedWith(OLD), read));
+			for (const lookup of await Promise.all(lookups)) {
+				const tag = lookup.outcome === 'matched' ? `matched ${lookup.secret}` : lookup.outcome;
+				outcomes[tag] = (outcomes[tag] ?? 0) + 1;
+			}
+		}
+		expect(reads.length - 1).toBeLessThanOrEqual((floodSeconds * 1000) / MISMATCH_READ_INTERVAL_MS);
+		expect(outcomes[`matched ${OLD}`]).toBe((floodSeconds * 1000) / 100);
+		expect(outcomes.refused).toBe(reads.length - 1); // each read refused the one that began it
+		expect(outcomes.refused + outcomes.undecided).toBe((floodSeconds * 1000 * 32) / 10);
+	});
+
+	it('accepts a newly saved secret at once when no read ran in the interval before', async () => {
+		const { clock, cache, read, stored, reads } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		clock.now += 5_000;
+		stored.secret = NEW;
+		expect(await cache.check('k', signedWith(NEW), read)).toEqual({
+			outcome: 'matched',
+			secret: NEW,
+		});
+		expect(await cache.check('k', signedWith(NEW), read)).toEqual({
+			outcome: 'matched',
+			secret: NEW,
+		});
+		expect(reads).toEqual([OLD, NEW]);
+	});
+
+	it("under a flood, gives a new secret's delivery 503 at most for an interval after the save, then accepts it", async () => {
+		const { clock, cache, read, stored } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		const saveAt = clock.now + 5_500;
+		const undecidedAt: number[] = [];
+		const matchedAt: number[] = [];
+		for (let step = 1; step <= 1_000; step++) {
+			clock.now += 10;
+			if (clock.now === saveAt) stored.secret = NEW;
+			const [genuine] = await Promise.all([
+				cache.check('k', signedWith(stored.secret), read),
+				...Array.from({ length: 8 }, () => cache.check('k', signedWith('forged'), read)),
+			]);
+			expect(genuine.outcome).not.toBe('refused');
+			(genuine.outcome === 'undecided' ? undecidedAt : matchedAt).push(clock.now);
+		}
+		expect(undecidedAt.length).toBeGreaterThan(0); // the flood's read just before the save
+		expect(Math.min(...undecidedAt)).toBeGreaterThanOrEqual(saveAt);
+		expect(Math.max(...undecidedAt)).toBeLessThan(saveAt + MISMATCH_READ_INTERVAL_MS);
+		// The service retries a 503 three minutes later: every cached secret is then newer.
+		clock.now = saveAt + 3 * 60 * 1000;
+		expect(await cache.check('k', signedWith(NEW), read)).toEqual({
+			outcome: 'matched',
+			secret: NEW,
+		});
+	});
+
+	it('refuses the old secret once a read returned the new one, and 60 seconds after the save at the latest', async () => {
+		const { clock, cache, read, stored } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		const savedAt = clock.now + 1;
+		stored.secret = NEW;
+		clock.now = savedAt + SECRET_LIFETIME_MS - 2;
+		expect((await cache.check('k', signedWith(OLD), read)).outcome).toBe('matched');
+		clock.now = savedAt + SECRET_LIFETIME_MS;
+		expect(await cache.check('k', signedWith(OLD), read)).toEqual({
+			outcome: 'refused',
+			secret: NEW,
+		});
+		clock.now += MISMATCH_READ_INTERVAL_MS;
+		expect((await cache.check('k', signedWith(OLD), read)).outcome).toBe('refused');
+	});
+
+	it('holds at most its bound, dropping idle entries first and then the oldest', async () => {
 		const clock = { now: 0 };
-		const cache = new SecretCache(() => clock.now, 1000, 3);
-		await cache.refresh('a', async () => 'sa');
+		const cache = new SecretCache(() => clock.now, 1000, 100, 3);
+		const read = (secret: string) => async () => secret;
+		await cache.check('a', signedWith('sa'), read('sa'));
 		clock.now = 600;
-		await cache.refresh('b', async () => 'sb');
-		await cache.refresh('c', async () => 'sc');
+		await cache.check('b', signedWith('sb'), read('sb'));
+		await cache.check('c', signedWith('sc'), read('sc'));
 		clock.now = 1000; // a has expired
-		await cache.refresh('d', async () => 'sd');
+		await cache.check('d', signedWith('sd'), read('sd'));
 		expect([cache.size, cache.get('b'), cache.get('a')]).toEqual([3, 'sb', undefined]);
-		await cache.refresh('e', async () => 'se'); // full of fresh entries: b is the oldest
+		await cache.check('e', signedWith('se'), read('se')); // full of fresh entries: b is the oldest
 		expect(cache.size).toBe(3);
 		expect(['b', 'c', 'd', 'e'].map((key) => cache.get(key))).toEqual([
 			undefined,
@@ -97,10 +217,16 @@ describe('the trigger with a cached secret', () => {
 	let stored: string | Error;
 	let getCredentials: ReturnType<typeof vi.fn>;
 
+	// Time stands still unless a test moves it: each read starts the interval between reads.
+	beforeEach(() => {
+		vi.useFakeTimers({ toFake: ['Date'] });
+		vi.setSystemTime(new Date('2026-11-25T09:00:00.000Z'));
+	});
 	afterEach(async () => {
 		vi.useRealTimers();
 		await host.close();
 	});
+	const afterInterval = () => vi.setSystemTime(Date.now() + MISMATCH_READ_INTERVAL_MS);
 
 	async function start(options: { credentialId?: string | null; workflowId?: string } = {}) {
 		const credentialId = options.credentialId === undefined ? randomUUID() : options.credentialId;
@@ -191,6 +317,7 @@ describe('the trigger with a cached secret', () => {
 		await start();
 		expect(await deliver(OLD)).toBe(200);
 		stored = NEW; // rotated in the dashboard and pasted into the credential
+		afterInterval();
 		expect(await deliver(NEW)).toBe(200);
 		expect(reads()).toBe(2);
 		expect(await deliver(NEW)).toBe(200);
@@ -215,6 +342,7 @@ describe('the trigger with a cached secret', () => {
 		expect(await deliver(OLD)).toBe(401);
 		expect(reads()).toBe(2); // the expired secret was read again, and only once
 		expect(await deliver(NEW)).toBe(200);
+		vi.setSystemTime(t0 + SECRET_LIFETIME_MS + MISMATCH_READ_INTERVAL_MS);
 		expect(await deliver(OLD)).toBe(401);
 		expect(reads()).toBe(3); // each mismatch with a fresh cache costs one re-read
 		expect(host.executions).toHaveLength(4);
@@ -239,6 +367,7 @@ describe('the trigger with a cached secret', () => {
 		stored = OLD;
 		await start();
 		await deliver(OLD);
+		afterInterval();
 		expect(await deliver('not-the-secret')).toBe(401);
 		expect(reads()).toBe(2);
 		expect(host.warnings).toHaveLength(0);
@@ -257,9 +386,11 @@ describe('the trigger with a cached secret', () => {
 		stored = new Error('Credentials could not be decrypted.');
 		await start();
 		expect(await deliver(OLD)).toBe(503);
+		afterInterval();
 		expect(await deliver(OLD)).toBe(503);
 		expect(reads()).toBe(2);
 		stored = OLD; // repaired
+		afterInterval();
 		expect(await deliver(OLD)).toBe(200);
 		expect(host.executions).toHaveLength(1);
 	});
@@ -276,9 +407,11 @@ describe('the trigger with a cached secret', () => {
 		expect(await deliver(OLD)).toBe(200);
 		expect(reads()).toBe(1);
 		// A mismatch forces a read, which fails: the delivery may be signed with a new secret.
+		afterInterval();
 		expect(await deliver(NEW)).toBe(503);
 		expect(reads()).toBe(2);
 		// The failed read dropped the cached secret, so the next delivery reads too.
+		afterInterval();
 		expect(await deliver(OLD)).toBe(503);
 		expect(reads()).toBe(3);
 		expect(host.executions).toHaveLength(2);
@@ -302,8 +435,10 @@ describe('the trigger with a cached secret', () => {
 		await start();
 		await deliver(OLD); // cached
 		stored = new Error(`decryption failed for '${OLD}'`);
+		afterInterval();
 		expect(await deliver(NEW)).toBe(503); // the re-read fails, its message quoting the cached secret
 		stored = NEW;
+		afterInterval();
 		await deliver(NEW);
 		const everything = JSON.stringify([
 			host.warnings,
@@ -350,5 +485,63 @@ describe('the trigger with a cached secret', () => {
 		expect(host.warnings).toHaveLength(1);
 		expect(host.warnings[0]).toContain("query failed near '[secret]'");
 		expect(host.warnings[0]).not.toContain(OLD);
+	});
+
+	it("answers 503, never 401, to a new secret's delivery within a second of a read, and runs the service's retry", async () => {
+		stored = OLD;
+		await start();
+		expect(await deliver(OLD)).toBe(200);
+		afterInterval();
+		expect(await deliver('forged')).toBe(401); // a read: OLD is still stored
+		stored = NEW; // saved less than a second after that read
+		const body = JSON.stringify({
+			type: 'VOUCHER_UPDATED',
+			data: { serialNumber: 77, balance: 1 },
+		});
+		const send = async () => {
+			const res = await request(host.url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', signature: signPayload(body, NEW) },
+				body,
+			});
+			await res.body.dump();
+			await host.idle();
+			return res.statusCode;
+		};
+		expect(await send()).toBe(503);
+		vi.setSystemTime(Date.now() + 3 * 60 * 1000); // the service's first retry
+		expect(await send()).toBe(200);
+		expect(reads()).toBe(3);
+		expect(host.executions).toHaveLength(2);
+	});
+
+	it('turns a flood of forged deliveries over HTTP into at most one read a second, while genuine ones run', async () => {
+		vi.useRealTimers();
+		stored = OLD;
+		await start();
+		expect(await deliver(OLD)).toBe(200);
+		const started = Date.now();
+		const statuses: Record<number, number> = {};
+		const forger = async () => {
+			while (Date.now() - started < 2_500) {
+				const status = await deliver(`forged-${serial}`);
+				statuses[status] = (statuses[status] ?? 0) + 1;
+			}
+		};
+		const genuine = async () => {
+			const answers: number[] = [];
+			for (let i = 0; i < 10; i++) answers.push(await deliver(OLD));
+			return answers;
+		};
+		const [answers] = await Promise.all([genuine(), ...Array.from({ length: 16 }, forger)]);
+		const seconds = (Date.now() - started) / 1000;
+		expect(answers).toEqual(Array(10).fill(200));
+		expect(host.executions).toHaveLength(11);
+		expect(Object.keys(statuses).sort()).toEqual(['401', '503']);
+		expect(statuses[401] + statuses[503]).toBeGreaterThan(50);
+		expect(reads() - 1).toBeLessThanOrEqual(
+			Math.ceil(seconds / (MISMATCH_READ_INTERVAL_MS / 1000)),
+		);
+		expect(statuses[401]).toBe(reads() - 1);
 	});
 });
