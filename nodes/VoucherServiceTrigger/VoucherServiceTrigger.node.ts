@@ -25,6 +25,8 @@ import {
 	IN_FLIGHT_MS,
 	processStore,
 	recordFirstSighting,
+	UNSETTLED_ELECTION,
+	unsettledError,
 } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
@@ -291,8 +293,8 @@ export class VoucherServiceTrigger implements INodeType {
 	 * items, so nothing after the trigger runs. Executions started from the editor's test
 	 * URL record nothing, so a test event never swallows the real one. A retry from the
 	 * executions list runs this node again only when it failed, that is when its election
-	 * could not reach the database, possibly after writing its claim: the retry would find
-	 * that claim and stop, so a retry runs the event as the person asked.
+	 * could not reach the database or did not settle, possibly after writing its claim: the
+	 * retry would find that claim and stop, so a retry runs the event as the person asked.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
@@ -303,7 +305,17 @@ export class VoucherServiceTrigger implements INodeType {
 			const key = item.json.deduplicationKey;
 			if (typeof key !== 'string') {
 				fresh.push(item);
-			} else if (await claimInExecution(this.helpers, this.getNode(), key, this.getExecutionId())) {
+				continue;
+			}
+			const claim = await claimInExecution(this.helpers, this.getNode(), key, this.getExecutionId());
+			if (claim === 'unsettled') {
+				this.logger.warn(UNSETTLED_ELECTION, {
+					workflowId: this.getWorkflow().id,
+					executionId: this.getExecutionId(),
+				});
+				throw unsettledError(this.getNode());
+			}
+			if (claim === 'run') {
 				// Static data is saved when the execution ends: it keeps webhook()'s filter warm.
 				recordFirstSighting(this.getWorkflowStaticData('node'), key, Date.now());
 				fresh.push(item);

@@ -157,21 +157,39 @@ async function record(store: ProcessedStore, values: string[], node: INode): Pro
 	}
 }
 
-/** True when this execution is the one that handles `key`; false for a duplicate. */
+export type Claim = 'run' | 'duplicate' | 'unsettled';
+
+/**
+ * 'run' when this execution is the one that handles `key`, 'duplicate' when another one
+ * does. 'unsettled' when the list never settled: a rival may have won without this
+ * execution seeing it, so running here could run the event twice.
+ */
 export async function claimInExecution(
 	store: ProcessedStore,
 	node: INode,
 	key: string,
 	executionId: string,
-): Promise<boolean> {
+): Promise<Claim> {
 	const token = JSON.stringify([key, executionId]);
-	if ((await record(store, [key, token], node)).has(key)) return false;
+	if ((await record(store, [key, token], node)).has(key)) return 'duplicate';
 	for (let round = 0; round < SETTLE_ROUNDS; round++) {
 		await sleep(SETTLE_MS);
 		const present = await record(store, [key, token], node);
-		if (present.has(token)) return true;
-		if (present.has(key)) return false;
+		if (present.has(token)) return 'run';
+		if (present.has(key)) return 'duplicate';
 	}
-	// The list never settled: running twice is recoverable, a lost event is not.
-	return true;
+	return 'unsettled';
+}
+
+/** Logged, with no event data, when an election ends 'unsettled'; benchmarks count it. */
+export const UNSETTLED_ELECTION = 'Voucher Service Trigger: the run-once election did not settle';
+
+/*
+ * The execution fails where the person running the workflow sees it, which a second run
+ * would not: a lost event is visible and retried by hand, a double run is not undone.
+ */
+export function unsettledError(node: INode): NodeOperationError {
+	return new NodeOperationError(node, UNSETTLED_ELECTION, {
+		description: `Other writers to n8n's deduplication table kept dropping this event's claim for ${SETTLE_ROUNDS} seconds, so this execution stopped rather than risk running the event a second time. Look for another execution with the same deduplicationKey; retry this one from the executions list only if there is none.`,
+	});
 }
