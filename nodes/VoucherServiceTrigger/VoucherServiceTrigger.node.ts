@@ -8,7 +8,7 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { WEBHOOK_CREDENTIAL } from '../voucherServiceApi/credentials';
 import {
@@ -79,7 +79,7 @@ async function readSecret(this: IWebhookFunctions): Promise<string> {
  * Shared by every request this process serves. A cache hit spares n8n a database read, a
  * decryption and an expression isolate per delivery; SecretCache bounds what it can change.
  */
-const webhookSecrets = new SecretCache();
+const webhookSecrets = new SecretCache(() => Date.now(), sleep);
 
 /*
  * Per workflow and credential id: n8n decides at each read whether this workflow's node
@@ -279,7 +279,7 @@ export class VoucherServiceTrigger implements INodeType {
 			// form parser at either version: it has no raw bytes to check and stays a 401.
 			if (!request.rawBody && !request.readableEnded) await request.readRawBody();
 			const delivery = await openWithSecret.call(this, request, secrets);
-			// Forged deliveries that outpace the credential reads the cache allows end here.
+			// Forged deliveries beyond those the cache lets wait for its next read end here.
 			if (delivery === undefined) return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
 			return answerDelivery.call(this, request, delivery);
 		} catch (error) {

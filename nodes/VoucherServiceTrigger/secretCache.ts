@@ -7,16 +7,17 @@
  *   whatever happens in between, so a rotated-out secret is accepted for at most that long;
  * - a signature is refused only against a secret whose read began after the delivery
  *   arrived, so a secret saved before a delivery arrived is never refused;
- * - one read per key is in flight at a time, and every delivery waiting for a secret takes
- *   its answer;
- * - a read for a delivery no cached secret matches starts at most once per
- *   MISMATCH_READ_INTERVAL_MS per key. A delivery that would need another read sooner is
- *   left undecided (the caller answers 503, which the service retries), so forged
- *   deliveries cost at most one credential read per interval, however many arrive.
- * So a delivery signed with a newly saved secret is accepted at once, unless a read that
- *   began before the save ran less than MISMATCH_READ_INTERVAL_MS before the delivery
- *   arrived: then it gets a 503, and the service's retry (3 minutes later, by when every
- *   cached secret was read after the save) is accepted.
+ * - one read per key is in flight at a time, and every delivery that arrived before a read
+ *   began takes its answer;
+ * - a read starts at most once per MISMATCH_READ_INTERVAL_MS per key. A delivery that
+ *   needs a read sooner waits for the next one, unless MAX_WAITING deliveries already do:
+ *   then it is left undecided (the caller answers 503, which the service retries). So
+ *   forged deliveries cost at most one credential read per interval however many arrive,
+ *   and only a flood makes them wait or gives them 503 rather than 401.
+ * So a delivery signed with a newly saved secret is accepted within one interval and one
+ *   read, unless it arrives in the interval after a read that began before the save while
+ *   MAX_WAITING deliveries wait: then it gets a 503, and the service's retry (3 minutes
+ *   later, by when every cached secret was read after the save) is accepted.
  * The secret is kept here and nowhere else: never in static data, items or logs.
  */
 
@@ -25,6 +26,9 @@ export const SECRET_LIFETIME_MS = 60 * 1000;
 
 /** At most one read a second per workflow and credential for signatures that do not match. */
 export const MISMATCH_READ_INTERVAL_MS = 1000;
+
+/** Few enough that a flood's forged deliveries are mostly answered at once. */
+export const MAX_WAITING = 4;
 
 /** One entry per workflow and credential in this process; far above any real instance. */
 export const MAX_CACHED_SECRETS = 500;
@@ -50,9 +54,13 @@ interface Slot {
 	secret?: string;
 	/** When the read that produced `secret` began: its age is never underestimated. */
 	readAt?: number;
+	/** That read's place among arrivals. */
+	readSequence?: number;
 	reading?: Read;
 	/** When the last read began; the interval between reads counts from it. */
 	lastReadAt?: number;
+	/** Deliveries waiting for the interval to pass. */
+	waiting: number;
 }
 
 export class SecretCache {
@@ -60,10 +68,13 @@ export class SecretCache {
 	private sequence = 0;
 
 	constructor(
-		private readonly clock: Clock = () => Date.now(),
+		private readonly clock: Clock,
+		/** Resolves after `ms` milliseconds of `clock`. */
+		private readonly wait: (ms: number) => Promise<void>,
 		private readonly lifetimeMs = SECRET_LIFETIME_MS,
 		private readonly intervalMs = MISMATCH_READ_INTERVAL_MS,
 		private readonly maxEntries = MAX_CACHED_SECRETS,
+		private readonly maxWaiting = MAX_WAITING,
 	) {}
 
 	private isFresh(readAt: number | undefined, now: number): readAt is number {
@@ -98,11 +109,24 @@ export class SecretCache {
 		if (cached !== undefined && matches(cached)) return { outcome: 'matched', secret: cached };
 		for (;;) {
 			const slot = this.slot(key);
+			// A read that began after this delivery arrived decides it, even one that ended
+			// before this delivery resumed from its wait.
+			if (slot.secret !== undefined && slot.readSequence! > arrival) {
+				const secret = slot.secret;
+				return { outcome: matches(secret) ? 'matched' : 'refused', secret };
+			}
 			if (slot.reading === undefined) {
-				const now = this.clock();
-				const recent = slot.lastReadAt !== undefined && now - slot.lastReadAt < this.intervalMs;
-				// A clock that went back leaves the interval as passed, never as endless.
-				if (recent && now >= slot.lastReadAt!) return { outcome: 'undecided' };
+				const delay = this.untilNextRead(slot);
+				if (delay > 0) {
+					if (slot.waiting >= this.maxWaiting) return { outcome: 'undecided' };
+					slot.waiting++;
+					try {
+						await this.wait(delay);
+					} finally {
+						slot.waiting--;
+					}
+					continue;
+				}
 				slot.reading = this.begin(key, slot, read);
 			}
 			const reading = slot.reading;
@@ -112,11 +136,18 @@ export class SecretCache {
 		}
 	}
 
+	private untilNextRead(slot: Slot): number {
+		const now = this.clock();
+		// A clock that went back leaves the interval as passed, never as endless.
+		if (slot.lastReadAt === undefined || now < slot.lastReadAt) return 0;
+		return slot.lastReadAt + this.intervalMs - now;
+	}
+
 	private slot(key: string): Slot {
 		let slot = this.slots.get(key);
 		if (slot === undefined) {
 			this.sweep();
-			slot = {};
+			slot = { waiting: 0 };
 			this.slots.set(key, slot);
 		}
 		return slot;
@@ -133,6 +164,7 @@ export class SecretCache {
 				slot.reading = undefined;
 				slot.secret = secret;
 				slot.readAt = readAt;
+				slot.readSequence = reading.sequence;
 				this.touch(key, slot);
 			},
 			() => {
@@ -157,10 +189,9 @@ export class SecretCache {
 		for (const [key, slot] of this.slots) {
 			const idle =
 				slot.reading === undefined &&
+				slot.waiting === 0 &&
 				!this.isFresh(slot.readAt, now) &&
-				(slot.lastReadAt === undefined ||
-					now - slot.lastReadAt >= this.intervalMs ||
-					now < slot.lastReadAt);
+				this.untilNextRead(slot) <= 0;
 			if (idle) this.slots.delete(key);
 		}
 		for (const oldest of this.slots.keys()) {
