@@ -25,12 +25,12 @@ import {
 	IN_FLIGHT_MS,
 	processStore,
 	recordFirstSighting,
-	UNSETTLED_ELECTION,
 	unsettledError,
 } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
 import { SecretCache } from './secretCache';
+import { UNSETTLED_ELECTION } from './unsettledElection';
 
 interface OutputOptions {
 	includeHeaders?: boolean;

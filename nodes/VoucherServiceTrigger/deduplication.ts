@@ -7,6 +7,8 @@ import {
 	type INode,
 } from 'n8n-workflow';
 
+import { UNSETTLED_ELECTION } from './unsettledElection';
+
 /*
  * The service's retry schedule (docs/api.md): 5 attempts in all, 3, 6, 12 and 24 minutes
  * apart, so its last retry comes about 45 minutes after the first delivery.
@@ -180,9 +182,6 @@ export async function claimInExecution(
 	}
 	return 'unsettled';
 }
-
-/** Logged, with no event data, when an election ends 'unsettled'; benchmarks count it. */
-export const UNSETTLED_ELECTION = 'Voucher Service Trigger: the run-once election did not settle';
 
 /*
  * The execution fails where the person running the workflow sees it, which a second run

@@ -5,10 +5,8 @@ import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 
-import {
-	claimInExecution,
-	UNSETTLED_ELECTION,
-} from '../../nodes/VoucherServiceTrigger/deduplication';
+import { claimInExecution } from '../../nodes/VoucherServiceTrigger/deduplication';
+import { UNSETTLED_ELECTION } from '../../nodes/VoucherServiceTrigger/unsettledElection';
 import { VoucherServiceTrigger } from '../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node';
 
 type Store = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord'>;
