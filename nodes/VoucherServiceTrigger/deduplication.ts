@@ -28,7 +28,7 @@ export const RETENTION_MS = RETRY_WINDOW_MS + 15 * 60 * 1000;
 export const MAX_ENTRIES = 500;
 
 /** Events processed_data remembers per trigger node: the durable record of what ran. */
-export const PROCESSED_EVENTS = 5000;
+const PROCESSED_EVENTS = 5000;
 
 /*
  * How long this process's memory holds a key. It only has to cover copies that arrive at
