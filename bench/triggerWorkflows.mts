@@ -21,6 +21,13 @@ const PLAIN_PATH = 'bench-plain-webhook';
 export type Hook = 'plain' | 'ours' | 'floor' | 'secretFloor';
 export type Hooks = Record<Hook, { id: string; url: string }>;
 
+/** n8n's settings each trigger benchmark runs under, side by side; BENCH_SETTINGS picks some (e.g. "lazy"). */
+export const SETTINGS = [
+	{ name: 'defaults', env: {} as Record<string, string> },
+	{ name: 'lazy', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } as Record<string, string> },
+].filter((s) => !process.env.BENCH_SETTINGS || process.env.BENCH_SETTINGS.split(',').includes(s.name));
+export type Setting = (typeof SETTINGS)[number];
+
 /** An n8n with our package and the minimal trigger installed the same way. */
 export async function startTriggerN8n(env: Record<string, string> = {}): Promise<BenchN8n> {
 	return await startBenchN8n(env, [minimalTriggerTarball()]);
@@ -35,12 +42,12 @@ export async function activeTriggerWorkflow(b: Pick<BenchN8n, 'rest'>, name: str
 	return wf.id;
 }
 
-/** Our trigger on both events, with `parameters` on top of its defaults. */
+/** Our trigger (node version 2, as new nodes are) on both events, with `parameters` on top of its defaults. */
 export function voucherTriggerNode(webhookId: string, credential: { id: string; name: string }, parameters: Record<string, unknown> = {}): WorkflowJson['nodes'][number] {
 	return {
 		name: 'Voucher Service Trigger',
 		type: TRIGGER_NODE,
-		typeVersion: 1,
+		typeVersion: 2,
 		webhookId,
 		parameters: { events: ['ORDER_UPDATED', 'VOUCHER_UPDATED'], options: {}, ...parameters },
 		credentials: { [WEBHOOK_CREDENTIAL]: { id: credential.id, name: credential.name } },

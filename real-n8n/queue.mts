@@ -152,7 +152,11 @@ function say(msg: string): void {
 	process.stderr.write(`[queue] ${msg}\n`);
 }
 
-export async function startQueueCluster(opts: { tarball: string }): Promise<QueueCluster> {
+export async function startQueueCluster(opts: {
+	tarball: string;
+	/** Settings for the webhook processes only, on top of the shared ones. */
+	webhookEnv?: Record<string, string>;
+}): Promise<QueueCluster> {
 	const binDir = ensureQueueServices();
 	const [postgres, redis] = await Promise.all([startPostgres(binDir), startRedis()]);
 	say(`PostgreSQL ${postgres.version} on ${postgres.port}, Redis on ${redis.port}`);
@@ -197,7 +201,7 @@ export async function startQueueCluster(opts: { tarball: string }): Promise<Queu
 		role(`webhook-${i + 1}`, {
 			command: 'webhook',
 			port,
-			env: shared,
+			env: { ...shared, ...opts.webhookEnv },
 		}),
 	);
 

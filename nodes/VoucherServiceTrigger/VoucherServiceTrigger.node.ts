@@ -8,12 +8,13 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { WEBHOOK_CREDENTIAL } from '../voucherServiceApi/credentials';
 import {
 	hasSignatureShape,
 	openDelivery,
+	verifySignature,
 	type Delivery,
 	type WebhookEvent,
 } from '../voucherServiceApi/signature';
@@ -24,10 +25,12 @@ import {
 	IN_FLIGHT_MS,
 	processStore,
 	recordFirstSighting,
+	unsettledError,
 } from './deduplication';
 import { deduplicationKey, isWanted, type EventFilter } from './events';
 import { triggerProperties } from './properties';
 import { SecretCache } from './secretCache';
+import { UNSETTLED_ELECTION } from './unsettledElection';
 
 interface OutputOptions {
 	includeHeaders?: boolean;
@@ -76,7 +79,7 @@ async function readSecret(this: IWebhookFunctions): Promise<string> {
  * Shared by every request this process serves. A cache hit spares n8n a database read, a
  * decryption and an expression isolate per delivery; SecretCache bounds what it can change.
  */
-const webhookSecrets = new SecretCache();
+const webhookSecrets = new SecretCache(() => Date.now(), sleep);
 
 /*
  * Per workflow and credential id: n8n decides at each read whether this workflow's node
@@ -90,27 +93,32 @@ function secretCacheKey(this: IWebhookFunctions): string | undefined {
 }
 
 /**
- * Checks the signature with the cached secret if there is one, and with a secret read now
- * otherwise or when that check fails: a 401 is only ever given against a secret read during
- * this request, so a rotated secret is accepted at once. Throws when the read fails.
- * `known` collects the secrets used, for masking them in a logged error.
+ * Checks the signature against the cached secret, or a secret read for this request or
+ * shared with others waiting (SecretCache has the rules). Undefined when the cache cannot
+ * decide without a credential read it may not start yet. Throws when the read fails.
+ * `known` collects the secrets tried, for masking them in a logged error.
  */
 async function openWithSecret(
 	this: IWebhookFunctions,
 	request: WebhookRequest,
 	known: string[],
-): Promise<Delivery> {
-	const key = secretCacheKey.call(this);
-	const cached = key === undefined ? undefined : webhookSecrets.get(key);
-	if (cached !== undefined) {
-		known.push(cached);
-		const delivery = openDelivery(request.rawBody, request.headers.signature, cached);
-		if (delivery.status !== 'unauthorized') return delivery;
-	}
+): Promise<Delivery | undefined> {
+	const { rawBody } = request;
+	const header = request.headers.signature;
 	const read = () => readSecret.call(this);
-	const secret = key === undefined ? await read() : await webhookSecrets.refresh(key, read);
-	known.push(secret);
-	return openDelivery(request.rawBody, request.headers.signature, secret);
+	const key = secretCacheKey.call(this);
+	if (key === undefined) {
+		const secret = await read();
+		known.push(secret);
+		return openDelivery(rawBody, header, secret);
+	}
+	const matches = (secret: string) => {
+		known.push(secret);
+		return verifySignature(rawBody, header, secret);
+	};
+	const lookup = await webhookSecrets.check(key, matches, read);
+	if (lookup.outcome === 'undecided') return undefined;
+	return openDelivery(rawBody, header, lookup.secret);
 }
 
 /*
@@ -208,7 +216,11 @@ export class VoucherServiceTrigger implements INodeType {
 		name: 'voucherServiceTrigger',
 		icon: { light: 'file:voucherService.svg', dark: 'file:voucherService.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// Version 2 changes nothing the node does. n8n evaluates an expression for every
+		// request to a version-1 node while it parses the body, which costs an expression
+		// isolate; at version 2 it does not (docs/queue-mode.md, lazy isolates).
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		// n8n's node panel lists this trigger under the action node's entry and shows the
 		// trigger's description for both, so it describes the whole package.
@@ -262,7 +274,13 @@ export class VoucherServiceTrigger implements INodeType {
 		}
 		const secrets: string[] = [];
 		try {
+			// At version 2 n8n leaves unread the body of a content type it does not parse,
+			// and the signature is over those bytes. A multipart body was consumed by n8n's
+			// form parser at either version: it has no raw bytes to check and stays a 401.
+			if (!request.rawBody && !request.readableEnded) await request.readRawBody();
 			const delivery = await openWithSecret.call(this, request, secrets);
+			// Forged deliveries beyond those the cache lets wait for its next read end here.
+			if (delivery === undefined) return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
 			return answerDelivery.call(this, request, delivery);
 		} catch (error) {
 			return answerUnavailable.call(this, error, secrets);
@@ -275,8 +293,8 @@ export class VoucherServiceTrigger implements INodeType {
 	 * items, so nothing after the trigger runs. Executions started from the editor's test
 	 * URL record nothing, so a test event never swallows the real one. A retry from the
 	 * executions list runs this node again only when it failed, that is when its election
-	 * could not reach the database, possibly after writing its claim: the retry would find
-	 * that claim and stop, so a retry runs the event as the person asked.
+	 * could not reach the database or did not settle, possibly after writing its claim: the
+	 * retry would find that claim and stop, so a retry runs the event as the person asked.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
@@ -287,7 +305,17 @@ export class VoucherServiceTrigger implements INodeType {
 			const key = item.json.deduplicationKey;
 			if (typeof key !== 'string') {
 				fresh.push(item);
-			} else if (await claimInExecution(this.helpers, this.getNode(), key, this.getExecutionId())) {
+				continue;
+			}
+			const claim = await claimInExecution(this.helpers, this.getNode(), key, this.getExecutionId());
+			if (claim === 'unsettled') {
+				this.logger.warn(UNSETTLED_ELECTION, {
+					workflowId: this.getWorkflow().id,
+					executionId: this.getExecutionId(),
+				});
+				throw unsettledError(this.getNode());
+			}
+			if (claim === 'run') {
 				// Static data is saved when the execution ends: it keeps webhook()'s filter warm.
 				recordFirstSighting(this.getWorkflowStaticData('node'), key, Date.now());
 				fresh.push(item);

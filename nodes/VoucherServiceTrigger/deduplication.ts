@@ -7,13 +7,28 @@ import {
 	type INode,
 } from 'n8n-workflow';
 
+import { UNSETTLED_ELECTION } from './unsettledElection';
+
 /*
- * The service stops retrying about 45 minutes after the first delivery (5 attempts in all,
- * 3, 6, 12 and 24 minutes apart; docs/api.md); a day
- * leaves room for late duplicates and clock drift while keeping the memory small.
+ * The service's retry schedule (docs/api.md): 5 attempts in all, 3, 6, 12 and 24 minutes
+ * apart, so its last retry comes about 45 minutes after the first delivery.
  */
-export const RETENTION_MS = 24 * 60 * 60 * 1000;
-export const MAX_ENTRIES = 5000;
+const RETRY_DELAYS_MINUTES = [3, 6, 12, 24];
+export const RETRY_WINDOW_MS = RETRY_DELAYS_MINUTES.reduce((sum, m) => sum + m, 0) * 60 * 1000;
+
+/*
+ * Static data is only a filter in front of processed_data, and n8n reads and parses all of
+ * it on every production request and writes it back after each accepted event, so it
+ * holds no more than the retry window needs: 15 minutes of margin for deliveries that are
+ * slow to arrive and for clock drift between n8n's processes, and a size bound that keeps
+ * that read a few dozen kilobytes however busy the workflow is. A copy beyond either
+ * bound is still stopped inside its execution by processed_data (claimInExecution).
+ */
+export const RETENTION_MS = RETRY_WINDOW_MS + 15 * 60 * 1000;
+export const MAX_ENTRIES = 500;
+
+/** Events processed_data remembers per trigger node: the durable record of what ran. */
+const PROCESSED_EVENTS = 5000;
 
 /*
  * How long this process's memory holds a key. It only has to cover copies that arrive at
@@ -93,7 +108,10 @@ export function processStore(scope: string): IDataObject {
  * for the key, and every claimant that looks sees the same one. docs/trigger.md has the
  * assumption this rests on (a read and its write less than SETTLE_MS apart) and figures.
  */
-const PROCESSED_OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: 2 * MAX_ENTRIES };
+const PROCESSED_OPTIONS: ICheckProcessedOptions = {
+	mode: 'entries',
+	maxEntries: 2 * PROCESSED_EVENTS,
+};
 const SETTLE_MS = 1000;
 const SETTLE_ROUNDS = 5;
 
@@ -141,21 +159,36 @@ async function record(store: ProcessedStore, values: string[], node: INode): Pro
 	}
 }
 
-/** True when this execution is the one that handles `key`; false for a duplicate. */
+export type Claim = 'run' | 'duplicate' | 'unsettled';
+
+/**
+ * 'run' when this execution is the one that handles `key`, 'duplicate' when another one
+ * does. 'unsettled' when the list never settled: a rival may have won without this
+ * execution seeing it, so running here could run the event twice.
+ */
 export async function claimInExecution(
 	store: ProcessedStore,
 	node: INode,
 	key: string,
 	executionId: string,
-): Promise<boolean> {
+): Promise<Claim> {
 	const token = JSON.stringify([key, executionId]);
-	if ((await record(store, [key, token], node)).has(key)) return false;
+	if ((await record(store, [key, token], node)).has(key)) return 'duplicate';
 	for (let round = 0; round < SETTLE_ROUNDS; round++) {
 		await sleep(SETTLE_MS);
 		const present = await record(store, [key, token], node);
-		if (present.has(token)) return true;
-		if (present.has(key)) return false;
+		if (present.has(token)) return 'run';
+		if (present.has(key)) return 'duplicate';
 	}
-	// The list never settled: running twice is recoverable, a lost event is not.
-	return true;
+	return 'unsettled';
+}
+
+/*
+ * The execution fails where the person running the workflow sees it, which a second run
+ * would not: a lost event is visible and retried by hand, a double run is not undone.
+ */
+export function unsettledError(node: INode): NodeOperationError {
+	return new NodeOperationError(node, UNSETTLED_ELECTION, {
+		description: `Other writers to n8n's deduplication table kept dropping this event's claim for ${SETTLE_ROUNDS} seconds, so this execution stopped rather than risk running the event a second time. Look for another execution with the same deduplicationKey; retry this one from the executions list only if there is none.`,
+	});
 }

@@ -1,17 +1,34 @@
 /*
  * The webhook secret, kept in this process's memory for a short while, so that a delivery
  * does not make n8n read the credential from its database, decrypt it and take a second
- * expression isolate for it (docs/trigger.md). Two rules keep a cache from changing what
- * the service gets back:
+ * expression isolate for it (docs/trigger.md). The rules that keep a cache from changing
+ * what the service gets back:
  * - a secret is used for at most SECRET_LIFETIME_MS after the read that produced it began,
  *   whatever happens in between, so a rotated-out secret is accepted for at most that long;
- * - the caller reads the credential again before it answers 401 to a signature that does
- *   not match a cached secret, so a rotated-in secret is never refused.
+ * - a signature is refused only against a secret whose read began after the delivery
+ *   arrived, so a secret saved before a delivery arrived is never refused;
+ * - one read per key is in flight at a time, and every delivery that arrived before a read
+ *   began takes its answer;
+ * - a read starts at most once per MISMATCH_READ_INTERVAL_MS per key. A delivery that
+ *   needs a read sooner waits for the next one, unless MAX_WAITING deliveries already do:
+ *   then it is left undecided (the caller answers 503, which the service retries). So
+ *   forged deliveries cost at most one credential read per interval however many arrive,
+ *   and only a flood makes them wait or gives them 503 rather than 401.
+ * So a delivery signed with a newly saved secret is accepted within one interval and one
+ *   read, unless it arrives in the interval after a read that began before the save while
+ *   MAX_WAITING deliveries wait: then it gets a 503, and the service's retry (3 minutes
+ *   later, by when every cached secret was read after the save) is accepted.
  * The secret is kept here and nowhere else: never in static data, items or logs.
  */
 
 /** Rotation anchors: Revolut keeps an old webhook secret valid up to 7 days, Gemini 24 hours. */
 export const SECRET_LIFETIME_MS = 60 * 1000;
+
+/** At most one read a second per workflow and credential for signatures that do not match. */
+export const MISMATCH_READ_INTERVAL_MS = 1000;
+
+/** Few enough that a flood's forged deliveries are mostly answered at once. */
+export const MAX_WAITING = 4;
 
 /** One entry per workflow and credential in this process; far above any real instance. */
 export const MAX_CACHED_SECRETS = 500;
@@ -19,70 +36,172 @@ export const MAX_CACHED_SECRETS = 500;
 /** Milliseconds, as Date.now() counts them. */
 export type Clock = () => number;
 
-interface Entry {
-	secret: string;
-	/** When the read that produced it began: its age is never underestimated. */
-	readAt: number;
+export type Lookup =
+	/** `secret` matches; it was cached or read, at any time within its lifetime. */
+	| { outcome: 'matched'; secret: string }
+	/** `secret`, read after the delivery arrived, does not match. */
+	| { outcome: 'refused'; secret: string }
+	/** No read that began after the delivery arrived, and none may begin now. */
+	| { outcome: 'undecided' };
+
+interface Read {
+	/** Orders reads against arrivals: a read serves a refusal only to deliveries before it. */
+	sequence: number;
+	secret: Promise<string>;
+}
+
+interface Slot {
+	secret?: string;
+	/** When the read that produced `secret` began: its age is never underestimated. */
+	readAt?: number;
+	/** That read's place among arrivals. */
+	readSequence?: number;
+	reading?: Read;
+	/** When the last read began; the interval between reads counts from it. */
+	lastReadAt?: number;
+	/** Deliveries waiting for the interval to pass. */
+	waiting: number;
 }
 
 export class SecretCache {
-	private readonly entries = new Map<string, Entry>();
+	private readonly slots = new Map<string, Slot>();
+	private sequence = 0;
 
 	constructor(
-		private readonly clock: Clock = () => Date.now(),
+		private readonly clock: Clock,
+		/** Resolves after `ms` milliseconds of `clock`. */
+		private readonly wait: (ms: number) => Promise<void>,
 		private readonly lifetimeMs = SECRET_LIFETIME_MS,
+		private readonly intervalMs = MISMATCH_READ_INTERVAL_MS,
 		private readonly maxEntries = MAX_CACHED_SECRETS,
+		private readonly maxWaiting = MAX_WAITING,
 	) {}
 
-	private isFresh(entry: Entry, now: number): boolean {
-		const age = now - entry.readAt;
+	private isFresh(readAt: number | undefined, now: number): readAt is number {
+		if (readAt === undefined) return false;
+		const age = now - readAt;
 		// A clock that went back makes the age negative: treat it as expired, not as new.
 		return age >= 0 && age < this.lifetimeMs;
 	}
 
 	/** The secret for `key` if it was read less than the lifetime ago; undefined otherwise. */
 	get(key: string): string | undefined {
-		const entry = this.entries.get(key);
-		if (entry === undefined) return undefined;
-		if (this.isFresh(entry, this.clock())) return entry.secret;
-		this.entries.delete(key);
+		const slot = this.slots.get(key);
+		if (slot === undefined) return undefined;
+		if (this.isFresh(slot.readAt, this.clock())) return slot.secret;
+		slot.secret = undefined;
+		slot.readAt = undefined;
 		return undefined;
 	}
 
 	/**
-	 * Reads the secret with `read` and keeps it for `key`. A failed read forgets what was
-	 * kept for `key`: a credential that cannot be read now is not vouched for by an older read.
+	 * Decides a delivery with the cached secret, or with a read by `read` (shared with
+	 * every other delivery waiting for `key`). Throws when the read fails, so the caller
+	 * answers 5xx; a failed read also forgets what was kept for `key`.
 	 */
-	async refresh(key: string, read: () => Promise<string>): Promise<string> {
-		const readAt = this.clock();
-		const reading = read();
-		// Registered before the caller awaits, so the cache is up to date when it resumes.
-		void reading.then(
-			(secret) => this.keep(key, { secret, readAt }),
-			() => this.entries.delete(key),
-		);
-		return await reading;
+	async check(
+		key: string,
+		matches: (secret: string) => boolean,
+		read: () => Promise<string>,
+	): Promise<Lookup> {
+		const arrival = this.sequence;
+		const cached = this.get(key);
+		if (cached !== undefined && matches(cached)) return { outcome: 'matched', secret: cached };
+		for (;;) {
+			const slot = this.slot(key);
+			// A read that began after this delivery arrived decides it, even one that ended
+			// before this delivery resumed from its wait.
+			if (slot.secret !== undefined && slot.readSequence! > arrival) {
+				const secret = slot.secret;
+				return { outcome: matches(secret) ? 'matched' : 'refused', secret };
+			}
+			if (slot.reading === undefined) {
+				const delay = this.untilNextRead(slot);
+				if (delay > 0) {
+					if (slot.waiting >= this.maxWaiting) return { outcome: 'undecided' };
+					slot.waiting++;
+					try {
+						await this.wait(delay);
+					} finally {
+						slot.waiting--;
+					}
+					continue;
+				}
+				slot.reading = this.begin(key, slot, read);
+			}
+			const reading = slot.reading;
+			const secret = await reading.secret;
+			if (matches(secret)) return { outcome: 'matched', secret };
+			if (reading.sequence > arrival) return { outcome: 'refused', secret };
+		}
 	}
 
-	private keep(key: string, entry: Entry): void {
-		const current = this.entries.get(key);
-		// Of two reads in flight at once, the one that began later may finish first: keep it.
-		if (current !== undefined && current.readAt > entry.readAt) return;
-		this.entries.delete(key);
+	private untilNextRead(slot: Slot): number {
 		const now = this.clock();
-		for (const [other, kept] of this.entries) {
-			if (!this.isFresh(kept, now)) this.entries.delete(other);
-		}
-		// Map order is insertion order, and every entry is re-inserted when kept: the oldest go.
-		for (const oldest of this.entries.keys()) {
-			if (this.entries.size < this.maxEntries) break;
-			this.entries.delete(oldest);
-		}
-		this.entries.set(key, entry);
+		// A clock that went back leaves the interval as passed, never as endless.
+		if (slot.lastReadAt === undefined || now < slot.lastReadAt) return 0;
+		return slot.lastReadAt + this.intervalMs - now;
 	}
 
-	/** How many secrets are kept, fresh or not yet swept; for tests. */
+	private slot(key: string): Slot {
+		let slot = this.slots.get(key);
+		if (slot === undefined) {
+			this.sweep();
+			slot = { waiting: 0 };
+			this.slots.set(key, slot);
+		}
+		return slot;
+	}
+
+	private begin(key: string, slot: Slot, read: () => Promise<string>): Read {
+		const readAt = this.clock();
+		slot.lastReadAt = readAt;
+		const reading: Read = { sequence: ++this.sequence, secret: read() };
+		// Registered before any waiter's own handler, so every waiter resumes with the
+		// cache already up to date and the next read free to begin.
+		void reading.secret.then(
+			(secret) => {
+				slot.reading = undefined;
+				slot.secret = secret;
+				slot.readAt = readAt;
+				slot.readSequence = reading.sequence;
+				this.touch(key, slot);
+			},
+			() => {
+				slot.reading = undefined;
+				slot.secret = undefined;
+				slot.readAt = undefined;
+			},
+		);
+		return reading;
+	}
+
+	/** Map order is insertion order: a slot that read last moves to the end. */
+	private touch(key: string, slot: Slot): void {
+		if (this.slots.get(key) !== slot) return;
+		this.slots.delete(key);
+		this.slots.set(key, slot);
+	}
+
+	/** Drops slots with nothing left to give, then the oldest, to stay under the bound. */
+	private sweep(): void {
+		const now = this.clock();
+		for (const [key, slot] of this.slots) {
+			const idle =
+				slot.reading === undefined &&
+				slot.waiting === 0 &&
+				!this.isFresh(slot.readAt, now) &&
+				this.untilNextRead(slot) <= 0;
+			if (idle) this.slots.delete(key);
+		}
+		for (const oldest of this.slots.keys()) {
+			if (this.slots.size < this.maxEntries) break;
+			this.slots.delete(oldest);
+		}
+	}
+
+	/** How many keys are kept, fresh or not yet swept; for tests. */
 	get size(): number {
-		return this.entries.size;
+		return this.slots.size;
 	}
 }

@@ -1,8 +1,9 @@
 // The smoke suite of the compatibility matrix, once per n8n version that global-setup.mts
 // started (real-n8n/versions.mts): the packed package loads, the credential test passes, a
-// download order, a campaign of 5 rows run twice, Service → Check, the trigger (signed,
-// unsigned, the same event three times), and the Dry Run hint, in a workflow and with the
-// node as a tool of n8n's AI Agent (fake OpenAI model, see test/e2e/fakeOpenAi.mts).
+// download order, a campaign of 5 rows run twice, Service → Check, the trigger at node
+// version 2 (signed, unsigned, the same event three times, no Content-Type), and the Dry Run
+// hint, in a workflow and with the node as a tool of n8n's AI Agent (fake OpenAI model, see
+// test/e2e/fakeOpenAi.mts).
 import { readFileSync } from 'node:fs';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -250,6 +251,22 @@ describe.each(instances)('n8n $version on Node $node', (instance) => {
 			await until('3 copies', () => sandbox.state.deliveries.length >= 3 || undefined);
 			expect(sandbox.state.deliveries.map((d) => d.status)).toEqual([200, 200, 200]);
 			expect(await received(3)).toBe(3);
+		});
+
+		// At node version 2 this n8n reads no body it does not parse; the node reads it.
+		it('a signed event without a Content-Type starts one execution', async () => {
+			const body = JSON.stringify({
+				type: 'VOUCHER_UPDATED',
+				data: { serialNumber: 5, balance: 333 },
+			});
+			const res = await fetch(url, {
+				method: 'POST',
+				headers: { signature: sign(SECRET, body) },
+				body: new TextEncoder().encode(body), // bytes: fetch sends no Content-Type
+			});
+			expect(res.status).toBe(200);
+			await res.arrayBuffer();
+			expect(await received(4)).toBe(4);
 		});
 	});
 

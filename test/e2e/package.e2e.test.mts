@@ -21,6 +21,7 @@ describe('the package inside n8n', () => {
 		name: string;
 		displayName: string;
 		version: number | number[];
+		defaultVersion?: number;
 		iconUrl?: unknown;
 		credentials?: Array<{ name: string }>;
 	}>;
@@ -55,6 +56,8 @@ describe('the package inside n8n', () => {
 		expect(action.credentials?.map((c) => c.name)).toContain(API_CREDENTIAL);
 		const trigger = ours.find((t) => t.name === TRIGGER_NODE)!;
 		expect(trigger.credentials?.map((c) => c.name)).toContain(WEBHOOK_CREDENTIAL);
+		// New trigger nodes get version 2; workflows saved at version 1 still load.
+		expect([trigger.version, trigger.defaultVersion]).toEqual([[1, 2], 2]);
 	});
 
 	it('lists both credential types', async () => {

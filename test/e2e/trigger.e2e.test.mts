@@ -13,8 +13,10 @@ import {
 	loadWorkflow,
 	rawWorkflow,
 	ownerClient,
+	postEvent,
 	sandboxApiCredential,
 	settledExecutions,
+	uniqueTriggerWorkflow,
 	until,
 	webhookUrls,
 } from './helpers.mts';
@@ -176,6 +178,41 @@ describe('trigger node in n8n', () => {
 		// Not even an execution that ends early: refusals start none.
 		expect(await settledExecutions(rest, triggerWorkflowId, 0)).toHaveLength(before.length);
 	});
+
+	// Node version 2: n8n reads no body of a content type it does not parse; the node does.
+	it('a signed delivery without a Content-Type, or with an unusual one, starts one execution', async () => {
+		const before = (await events()).length;
+		const types = [undefined, 'application/octet-stream', 'application/vnd.voucher+json'];
+		let balance = 3000;
+		for (const url of urls()) {
+			for (const contentType of types) {
+				const body = JSON.stringify({
+					type: 'VOUCHER_UPDATED',
+					data: { serialNumber: 4242, balance: ++balance },
+				});
+				const res = await fetch(url, {
+					method: 'POST',
+					// Bytes, not a string: fetch would otherwise send text/plain.
+					headers: {
+						signature: sign(SECRET, body),
+						...(contentType === undefined ? {} : { 'content-type': contentType }),
+					},
+					body: new TextEncoder().encode(body),
+				});
+				expect(res.status, `${url} ${contentType ?? '(none)'}`).toBe(200);
+				await res.arrayBuffer();
+			}
+		}
+		const sent = urls().length * types.length;
+		const received = await events(before + sent);
+		expect(received).toHaveLength(before + sent);
+		expect(
+			received
+				.slice(0, sent)
+				.map((e) => e.data.balance)
+				.sort(),
+		).toEqual(Array.from({ length: sent }, (_, i) => 3001 + i));
+	});
 });
 
 describe("action node: Webhook → Verify Signature behind n8n's own Webhook node", () => {
@@ -234,5 +271,45 @@ describe("action node: Webhook → Verify Signature behind n8n's own Webhook nod
 			expect(res.status).toBe(200);
 			expect(await res.json()).toEqual({ valid: false });
 		}
+	});
+});
+
+describe('a workflow saved with the trigger at node version 1', () => {
+	let rest: N8nRest;
+	let workflowId: string;
+	let urls: string[];
+
+	beforeAll(async () => {
+		rest = await ownerClient();
+		const webhook = await rest.createCredential('Voucher webhooks (e2e v1)', WEBHOOK_CREDENTIAL, {
+			secret: SECRET,
+		});
+		const workflow = uniqueTriggerWorkflow(webhook, 'E2E: trigger at version 1');
+		const trigger = workflow.nodes.find((n) => n.name === TRIGGER_NODE_NAME)!;
+		trigger.typeVersion = 1;
+		urls = webhookUrls().map((base) => `${base}/webhook/${trigger.webhookId as string}/webhook`);
+		workflowId = (await rest.createWorkflow(workflow)).id;
+		await rest.activateWorkflow(workflowId);
+		for (const url of urls) await rest.waitForWebhook(url);
+	});
+	afterAll(async () => {
+		if (workflowId) await rest.deactivateWorkflow(workflowId).catch(() => {});
+	});
+
+	it('still runs a signed event once, refuses an unsigned one, and suppresses its copies', async () => {
+		const body = JSON.stringify({
+			type: 'VOUCHER_UPDATED',
+			data: { serialNumber: 11, balance: 7 },
+		});
+		expect(await postEvent(urls[0], body)).toBe(401);
+		for (const url of urls) expect(await postEvent(url, body, SECRET)).toBe(200);
+		expect(await postEvent(urls[0], body, SECRET)).toBe(200);
+		const ran = [];
+		for (const summary of await settledExecutions(rest, workflowId, 1)) {
+			const ex = await rest.getExecution(summary.id);
+			expect(ex.status).toBe('success');
+			if (ex.data.resultData.runData.Received) ran.push(...nodeOutput(ex, TRIGGER_NODE_NAME));
+		}
+		expect(ran).toEqual([expect.objectContaining({ data: { serialNumber: 11, balance: 7 } })]);
 	});
 });

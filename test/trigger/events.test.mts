@@ -4,6 +4,7 @@ import {
 	MAX_ENTRIES,
 	IN_FLIGHT_MS,
 	RETENTION_MS,
+	RETRY_WINDOW_MS,
 	hasSeen,
 	recordFirstSighting,
 } from '../../nodes/VoucherServiceTrigger/deduplication';
@@ -73,6 +74,20 @@ describe('recordFirstSighting', () => {
 		expect(Object.keys(store.seen ?? {})).toHaveLength(MAX_ENTRIES);
 		expect(hasSeen(store, 'k0', MAX_ENTRIES)).toBe(false);
 		expect(hasSeen(store, `k${MAX_ENTRIES}`, MAX_ENTRIES)).toBe(true);
+	});
+
+	it("holds keys for the service's retry window with a margin, and at most a few dozen kilobytes", () => {
+		expect(RETRY_WINDOW_MS).toBe(45 * 60 * 1000); // 3 + 6 + 12 + 24 minutes
+		expect(RETENTION_MS).toBeGreaterThan(RETRY_WINDOW_MS);
+		expect(RETENTION_MS).toBeLessThanOrEqual(2 * RETRY_WINDOW_MS);
+		const store: { seen?: Record<string, number> } = {};
+		const now = Date.UTC(2026, 10, 25);
+		for (let i = 0; i < 5000; i++) {
+			const key = deduplicationKey(voucher(7000000000000 + i, 1_000_000 + i))!;
+			recordFirstSighting(store, key, now + i);
+		}
+		expect(Object.keys(store.seen ?? {})).toHaveLength(MAX_ENTRIES);
+		expect(JSON.stringify(store).length).toBeLessThan(40_000);
 	});
 
 	it('ignores a corrupted memory instead of failing', () => {

@@ -1,7 +1,10 @@
 /**
  * Serves the trigger over real HTTP the way n8n 2.41.1 does for a production webhook, so
  * the sandbox's signed deliveries reach `webhook()` as they would in n8n:
- * - the body parser keeps the exact bytes in `req.rawBody` and a parsed copy in `req.body`;
+ * - the body parser keeps the exact bytes in `req.rawBody` and a parsed copy in `req.body`,
+ *   at node version 1 always, at version 2 only for the content types n8n parses
+ *   (webhook-helpers' parseRequestBody); otherwise the body is left for `req.readRawBody()`.
+ *   A multipart body is consumed by n8n's form parser at either version;
  * - each request builds its own `Workflow` from the stored static data (LiveWebhooks);
  * - a delivery that starts an execution first goes through WorkflowRunner.run, which wraps
  *   the same static data object again (and so clears its change flag), then the
@@ -44,6 +47,8 @@ export interface HostOptions {
 	 * sees that mode).
 	 */
 	mode?: 'webhook' | 'manual' | 'retry';
+	/** The trigger node's typeVersion in the workflow; 2 unless given. */
+	typeVersion?: number;
 	/** Replaces parts of what webhook() gets from n8n, e.g. a getCredentials that fails. */
 	webhookContext?: Partial<Record<keyof IWebhookFunctions, unknown>>;
 }
@@ -76,7 +81,7 @@ export const triggerNode: INode = {
 	id: 'b2f0c7de-trigger',
 	name: 'Voucher Service Trigger',
 	type: 'n8n-nodes-voucher-service.voucherServiceTrigger',
-	typeVersion: 1,
+	typeVersion: 2,
 	position: [0, 0],
 	parameters: {},
 };
@@ -103,6 +108,42 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 		req.on('end', () => resolve(Buffer.concat(chunks)));
 		req.on('error', reject);
 	});
+}
+
+/** What n8n 2.41.1 parses at a node version above 1; other bodies stay unread. */
+function parsedAtVersion2(contentType: string): boolean {
+	return (
+		['application/json', 'text/plain', 'application/x-www-form-urlencoded'].some((type) =>
+			contentType.startsWith(type),
+		) ||
+		contentType.endsWith('/xml') ||
+		contentType.endsWith('+xml')
+	);
+}
+
+/** n8n's body handling before webhook(): the request as the node gets it. */
+async function n8nRequest(req: IncomingMessage, typeVersion: number) {
+	const request = Object.assign(req, {
+		rawBody: undefined as Buffer | undefined,
+		body: {} as unknown,
+		async readRawBody() {
+			request.rawBody ??= await readBody(req);
+		},
+	});
+	const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+	if (contentType === 'multipart/form-data') {
+		await readBody(req); // the form parser takes the stream and leaves no raw bytes
+	} else if (typeVersion === 1 || parsedAtVersion2(contentType)) {
+		await request.readRawBody();
+		if (contentType === 'application/json') {
+			try {
+				request.body = JSON.parse(request.rawBody!.toString('utf8'));
+			} catch {
+				// n8n answers 422 itself; here the node judges the body, which tests its own check
+			}
+		}
+	}
+	return request;
 }
 
 /** The subset of express's Response that n8n hands to nodes and nodes use. */
@@ -133,6 +174,10 @@ function expressResponse(res: ServerResponse, answered: (status: number, body: s
 
 export async function startWebhookHost(options: HostOptions): Promise<WebhookHost> {
 	const db = options.db ?? { staticData: null, processed: null };
+	const node: INode = {
+		...triggerNode,
+		typeVersion: options.typeVersion ?? triggerNode.typeVersion,
+	};
 	// Like n8n's DeduplicationHelper (entries mode): read the row, add, write it back, with
 	// the database round trips in between where concurrent executions interleave.
 	const checkProcessedAndRecord = async (keys: string[]) => {
@@ -161,7 +206,7 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 	const loadWorkflow = (staticData: IDataObject | null) =>
 		new Workflow({
 			id: 'wf-1',
-			nodes: [triggerNode],
+			nodes: [node],
 			connections: {},
 			active: true,
 			nodeTypes,
@@ -181,8 +226,8 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 			getInputData: () => items,
 			getNodeParameter: (name: string, _itemIndex: number, fallback?: unknown) =>
 				getParameter(name, fallback),
-			getWorkflowStaticData: (type: string) => workflow.getStaticData(type, triggerNode),
-			getNode: () => triggerNode,
+			getWorkflowStaticData: (type: string) => workflow.getStaticData(type, node),
+			getNode: () => node,
 			getMode: () => options.mode ?? 'webhook',
 			getExecutionId: () => executionId,
 			helpers: { checkProcessedAndRecord },
@@ -194,14 +239,7 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 	}
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-		const rawBody = await readBody(req);
-		let body: unknown = {};
-		try {
-			body = JSON.parse(rawBody.toString('utf8'));
-		} catch {
-			// n8n's parser would leave an unparsable body for the node to judge
-		}
-		const request = Object.assign(req, { rawBody, body });
+		const request = await n8nRequest(req, node.typeVersion);
 		const response = expressResponse(res, (status, text) => answers.push({ status, body: text }));
 
 		const staticData = load();
@@ -210,12 +248,12 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 			getRequestObject: () => request,
 			getResponseObject: () => response,
 			getHeaderData: () => req.headers,
-			getBodyData: () => body,
+			getBodyData: () => request.body,
 			getNodeParameter: getParameter,
-			getNode: () => triggerNode,
+			getNode: () => node,
 			getMode: () => options.mode ?? 'webhook',
 			getWorkflow: () => ({ id: workflow.id, name: 'Vouchers', active: true }),
-			getWorkflowStaticData: (type: string) => workflow.getStaticData(type, triggerNode),
+			getWorkflowStaticData: (type: string) => workflow.getStaticData(type, node),
 			getCredentials: async (type: string) => {
 				if (type !== 'voucherServiceWebhookApi' || options.secret === undefined) {
 					throw new Error('Node does not have any credentials set');

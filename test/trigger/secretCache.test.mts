@@ -2,16 +2,20 @@
 // accepted at once, a rotated-out one for at most 60 seconds, a credential that cannot be
 // read gives a 503 and never a 401, and the secret goes nowhere but process memory.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { INode } from 'n8n-workflow';
 import { request } from 'undici';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { signPayload } from '../../nodes/voucherServiceApi/signature';
 import {
 	MAX_CACHED_SECRETS,
+	MAX_WAITING,
+	MISMATCH_READ_INTERVAL_MS,
 	SECRET_LIFETIME_MS,
 	SecretCache,
+	type Lookup,
 } from '../../nodes/VoucherServiceTrigger/secretCache';
 import { VoucherServiceTrigger } from '../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node';
 import { startWebhookHost, triggerNode, type WebhookHost } from './n8nWebhookHost.mts';
@@ -22,64 +26,233 @@ const NEW = 'whsec_after_rotation';
 describe('SecretCache', () => {
 	function cacheAt(start = 1_000_000) {
 		const clock = { now: start };
-		return { clock, cache: new SecretCache(() => clock.now) };
+		const timers: Array<{ at: number; wake: () => void }> = [];
+		const wait = (ms: number) =>
+			new Promise<void>((wake) => timers.push({ at: clock.now + ms, wake }));
+		/** Moves the clock, wakes what is due and lets every check run to its next wait. */
+		const advance = async (ms: number) => {
+			clock.now += ms;
+			for (const timer of timers.filter((t) => t.at <= clock.now)) {
+				timers.splice(timers.indexOf(timer), 1);
+				timer.wake();
+			}
+			await settle();
+		};
+		const reads: string[] = [];
+		/** What the credential holds; each read records what it returned. */
+		const stored = { secret: OLD };
+		const read = async () => {
+			reads.push(stored.secret);
+			return stored.secret;
+		};
+		const cache = new SecretCache(() => clock.now, wait);
+		return { clock, advance, reads, stored, read, cache };
 	}
+	const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+	/** Counts outcomes, naming the secret a delivery matched. */
+	const tally = (lookups: Lookup[], into: Record<string, number> = {}) => {
+		for (const lookup of lookups) {
+			const tag = lookup.outcome === 'matched' ? `matched ${lookup.secret}` : lookup.outcome;
+			into[tag] = (into[tag] ?? 0) + 1;
+		}
+		return into;
+	};
+	const signedWith = (secret: string) => (candidate: string) => candidate === secret;
 
 	it('keeps a secret for 60 seconds from the start of its read, not a millisecond more', async () => {
 		const { clock, cache } = cacheAt();
 		const start = clock.now;
-		await cache.refresh('k', async () => {
+		const slowRead = async () => {
 			clock.now += 500; // a slow read: its age counts from when it began
 			return OLD;
+		};
+		expect(await cache.check('k', signedWith(OLD), slowRead)).toEqual({
+			outcome: 'matched',
+			secret: OLD,
 		});
 		expect(SECRET_LIFETIME_MS).toBe(60_000);
 		clock.now = start + SECRET_LIFETIME_MS - 1;
 		expect(cache.get('k')).toBe(OLD);
 		clock.now = start + SECRET_LIFETIME_MS;
 		expect(cache.get('k')).toBeUndefined();
-		expect(cache.size).toBe(0);
 	});
 
 	it('treats a clock that went back as expired', async () => {
-		const { clock, cache } = cacheAt();
-		await cache.refresh('k', async () => OLD);
+		const { clock, cache, read } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
 		clock.now -= 1;
 		expect(cache.get('k')).toBeUndefined();
 	});
 
 	it('forgets a kept secret when a read fails, and keeps nothing from a failed read', async () => {
-		const { cache } = cacheAt();
-		await cache.refresh('k', async () => OLD);
-		await expect(
-			cache.refresh('k', async () => {
-				throw new Error('Credentials could not be decrypted.');
-			}),
-		).rejects.toThrow('could not be decrypted');
+		const { clock, cache, read } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		clock.now += MISMATCH_READ_INTERVAL_MS;
+		const failing = async () => {
+			throw new Error('Credentials could not be decrypted.');
+		};
+		await expect(cache.check('k', signedWith(NEW), failing)).rejects.toThrow('decrypted');
 		expect(cache.get('k')).toBeUndefined();
 	});
 
-	it('keeps the read that began last when two overlap', async () => {
-		const { clock, cache } = cacheAt();
-		let finishEarlier!: (secret: string) => void;
-		const earlier = cache.refresh('k', () => new Promise<string>((r) => (finishEarlier = r)));
-		clock.now += 10;
-		await cache.refresh('k', async () => NEW);
-		finishEarlier(OLD);
-		expect(await earlier).toBe(OLD);
-		expect(cache.get('k')).toBe(NEW);
+	it('refuses only against a read that began after the delivery arrived', async () => {
+		const { clock, cache, read, reads } = cacheAt();
+		expect(await cache.check('k', signedWith('forged'), read)).toEqual({
+			outcome: 'refused',
+			secret: OLD,
+		});
+		clock.now += MISMATCH_READ_INTERVAL_MS;
+		expect((await cache.check('k', signedWith('forged'), read)).outcome).toBe('refused');
+		expect(reads).toEqual([OLD, OLD]);
 	});
 
-	it('holds at most its bound, dropping expired entries first and then the oldest', async () => {
+	it('has one read in flight at a time, which serves every delivery waiting for it', async () => {
+		const { cache, stored, reads, advance } = cacheAt();
+		let finish!: () => void;
+		const slowRead = () =>
+			new Promise<string>((resolve) => {
+				reads.push(stored.secret);
+				finish = () => resolve(stored.secret);
+			});
+		const first = cache.check('k', signedWith(OLD), slowRead);
+		const others = Array.from({ length: 20 }, () => cache.check('k', signedWith(OLD), slowRead));
+		const forged = Array.from({ length: 20 }, () =>
+			cache.check('k', signedWith('forged'), slowRead),
+		);
+		finish();
+		expect(tally(await Promise.all([first, ...others]))).toEqual({ [`matched ${OLD}`]: 21 });
+		// The forged ones arrived while the read was in flight, that is before it began: it
+		// cannot refuse them, and the next read may begin only after the interval. A few wait
+		// for it; the rest are left undecided at once.
+		await settle();
+		expect(reads).toHaveLength(1);
+		await advance(MISMATCH_READ_INTERVAL_MS);
+		finish();
+		expect(tally(await Promise.all(forged))).toEqual({
+			refused: MAX_WAITING,
+			undecided: 20 - MAX_WAITING,
+		});
+		expect(reads).toHaveLength(2);
+	});
+
+	it('a forged flood costs at most one read per interval, however many deliveries arrive', async () => {
+		const { cache, read, reads, advance } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		const genuine: Array<Promise<Lookup>> = [];
+		const forged: Array<Promise<Lookup>> = [];
+		const floodSeconds = 30;
+		// 32 forged deliveries every 10 ms for 30 s, and a genuine one every 100 ms.
+		for (let step = 0; step < (floodSeconds * 1000) / 10; step++) {
+			for (let i = 0; i < 32; i++) forged.push(cache.check('k', signedWith(`f${step}`), read));
+			if (step % 10 === 0) genuine.push(cache.check('k', signedWith(OLD), read));
+			await advance(10);
+		}
+		await advance(MISMATCH_READ_INTERVAL_MS);
+		expect(reads.length - 1).toBeLessThanOrEqual(
+			(floodSeconds * 1000) / MISMATCH_READ_INTERVAL_MS + 1,
+		);
+		expect(tally(await Promise.all(genuine))).toEqual({ [`matched ${OLD}`]: floodSeconds * 10 });
+		const outcomes = tally(await Promise.all(forged));
+		expect(Object.keys(outcomes).sort()).toEqual(['refused', 'undecided']);
+		// Each read refuses the delivery that began it and the few that waited for it.
+		expect(outcomes.refused).toBeLessThanOrEqual((reads.length - 1) * (MAX_WAITING + 1));
+		expect(outcomes.refused + outcomes.undecided).toBe((floodSeconds * 1000 * 32) / 10);
+	});
+
+	it('accepts a newly saved secret at once when no read ran in the interval before', async () => {
+		const { clock, cache, read, stored, reads } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		clock.now += 5_000;
+		stored.secret = NEW;
+		expect(await cache.check('k', signedWith(NEW), read)).toEqual({
+			outcome: 'matched',
+			secret: NEW,
+		});
+		expect(await cache.check('k', signedWith(NEW), read)).toEqual({
+			outcome: 'matched',
+			secret: NEW,
+		});
+		expect(reads).toEqual([OLD, NEW]);
+	});
+
+	it("under a flood, gives a new secret's delivery 503 at most for an interval after the save, then accepts it", async () => {
+		const { clock, cache, read, stored, advance } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		const saveAt = clock.now + 5_500;
+		const genuine: Array<{ sentAt: number; lookup: Promise<Lookup> }> = [];
+		for (let step = 1; step <= 1_000; step++) {
+			await advance(10);
+			if (clock.now === saveAt) stored.secret = NEW;
+			for (let i = 0; i < 8; i++) void cache.check('k', signedWith('forged'), read);
+			const lookup = cache.check('k', signedWith(stored.secret), read);
+			genuine.push({ sentAt: clock.now, lookup });
+		}
+		await advance(MISMATCH_READ_INTERVAL_MS);
+		const undecidedAt: number[] = [];
+		for (const { sentAt, lookup } of genuine) {
+			const { outcome } = await lookup;
+			expect(outcome).not.toBe('refused');
+			if (outcome === 'undecided') undecidedAt.push(sentAt);
+		}
+		expect(undecidedAt.length).toBeGreaterThan(0); // the flood's read just before the save
+		expect(Math.min(...undecidedAt)).toBeGreaterThanOrEqual(saveAt);
+		expect(Math.max(...undecidedAt)).toBeLessThan(saveAt + MISMATCH_READ_INTERVAL_MS);
+		// The service retries a 503 three minutes later: every cached secret is then newer.
+		clock.now = saveAt + 3 * 60 * 1000;
+		expect(await cache.check('k', signedWith(NEW), read)).toEqual({
+			outcome: 'matched',
+			secret: NEW,
+		});
+	});
+
+	it("without a flood, a new secret's delivery right after a read waits for the next read and is accepted", async () => {
+		const { cache, read, stored, reads, advance } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		await advance(MISMATCH_READ_INTERVAL_MS);
+		expect((await cache.check('k', signedWith('forged'), read)).outcome).toBe('refused');
+		stored.secret = NEW;
+		const lookup = cache.check('k', signedWith(NEW), read);
+		await advance(MISMATCH_READ_INTERVAL_MS - 1);
+		expect(reads).toEqual([OLD, OLD]);
+		await advance(1);
+		expect(await lookup).toEqual({ outcome: 'matched', secret: NEW });
+		expect(reads).toEqual([OLD, OLD, NEW]);
+	});
+
+	it('refuses the old secret once a read returned the new one, and 60 seconds after the save at the latest', async () => {
+		const { clock, cache, read, stored } = cacheAt();
+		await cache.check('k', signedWith(OLD), read);
+		const savedAt = clock.now + 1;
+		stored.secret = NEW;
+		clock.now = savedAt + SECRET_LIFETIME_MS - 2;
+		expect((await cache.check('k', signedWith(OLD), read)).outcome).toBe('matched');
+		clock.now = savedAt + SECRET_LIFETIME_MS;
+		expect(await cache.check('k', signedWith(OLD), read)).toEqual({
+			outcome: 'refused',
+			secret: NEW,
+		});
+		clock.now += MISMATCH_READ_INTERVAL_MS;
+		expect((await cache.check('k', signedWith(OLD), read)).outcome).toBe('refused');
+	});
+
+	it('holds at most its bound, dropping idle entries first and then the oldest', async () => {
 		const clock = { now: 0 };
-		const cache = new SecretCache(() => clock.now, 1000, 3);
-		await cache.refresh('a', async () => 'sa');
+		const cache = new SecretCache(
+			() => clock.now,
+			async () => {},
+			1000,
+			100,
+			3,
+		);
+		const read = (secret: string) => async () => secret;
+		await cache.check('a', signedWith('sa'), read('sa'));
 		clock.now = 600;
-		await cache.refresh('b', async () => 'sb');
-		await cache.refresh('c', async () => 'sc');
+		await cache.check('b', signedWith('sb'), read('sb'));
+		await cache.check('c', signedWith('sc'), read('sc'));
 		clock.now = 1000; // a has expired
-		await cache.refresh('d', async () => 'sd');
+		await cache.check('d', signedWith('sd'), read('sd'));
 		expect([cache.size, cache.get('b'), cache.get('a')]).toEqual([3, 'sb', undefined]);
-		await cache.refresh('e', async () => 'se'); // full of fresh entries: b is the oldest
+		await cache.check('e', signedWith('se'), read('se')); // full of fresh entries: b is the oldest
 		expect(cache.size).toBe(3);
 		expect(['b', 'c', 'd', 'e'].map((key) => cache.get(key))).toEqual([
 			undefined,
@@ -97,10 +270,16 @@ describe('the trigger with a cached secret', () => {
 	let stored: string | Error;
 	let getCredentials: ReturnType<typeof vi.fn>;
 
+	// Time stands still unless a test moves it: each read starts the interval between reads.
+	beforeEach(() => {
+		vi.useFakeTimers({ toFake: ['Date'] });
+		vi.setSystemTime(new Date('2026-11-25T09:00:00.000Z'));
+	});
 	afterEach(async () => {
 		vi.useRealTimers();
 		await host.close();
 	});
+	const afterInterval = () => vi.setSystemTime(Date.now() + MISMATCH_READ_INTERVAL_MS);
 
 	async function start(options: { credentialId?: string | null; workflowId?: string } = {}) {
 		const credentialId = options.credentialId === undefined ? randomUUID() : options.credentialId;
@@ -191,6 +370,7 @@ describe('the trigger with a cached secret', () => {
 		await start();
 		expect(await deliver(OLD)).toBe(200);
 		stored = NEW; // rotated in the dashboard and pasted into the credential
+		afterInterval();
 		expect(await deliver(NEW)).toBe(200);
 		expect(reads()).toBe(2);
 		expect(await deliver(NEW)).toBe(200);
@@ -215,6 +395,7 @@ describe('the trigger with a cached secret', () => {
 		expect(await deliver(OLD)).toBe(401);
 		expect(reads()).toBe(2); // the expired secret was read again, and only once
 		expect(await deliver(NEW)).toBe(200);
+		vi.setSystemTime(t0 + SECRET_LIFETIME_MS + MISMATCH_READ_INTERVAL_MS);
 		expect(await deliver(OLD)).toBe(401);
 		expect(reads()).toBe(3); // each mismatch with a fresh cache costs one re-read
 		expect(host.executions).toHaveLength(4);
@@ -239,6 +420,7 @@ describe('the trigger with a cached secret', () => {
 		stored = OLD;
 		await start();
 		await deliver(OLD);
+		afterInterval();
 		expect(await deliver('not-the-secret')).toBe(401);
 		expect(reads()).toBe(2);
 		expect(host.warnings).toHaveLength(0);
@@ -257,9 +439,11 @@ describe('the trigger with a cached secret', () => {
 		stored = new Error('Credentials could not be decrypted.');
 		await start();
 		expect(await deliver(OLD)).toBe(503);
+		afterInterval();
 		expect(await deliver(OLD)).toBe(503);
 		expect(reads()).toBe(2);
 		stored = OLD; // repaired
+		afterInterval();
 		expect(await deliver(OLD)).toBe(200);
 		expect(host.executions).toHaveLength(1);
 	});
@@ -276,9 +460,11 @@ describe('the trigger with a cached secret', () => {
 		expect(await deliver(OLD)).toBe(200);
 		expect(reads()).toBe(1);
 		// A mismatch forces a read, which fails: the delivery may be signed with a new secret.
+		afterInterval();
 		expect(await deliver(NEW)).toBe(503);
 		expect(reads()).toBe(2);
 		// The failed read dropped the cached secret, so the next delivery reads too.
+		afterInterval();
 		expect(await deliver(OLD)).toBe(503);
 		expect(reads()).toBe(3);
 		expect(host.executions).toHaveLength(2);
@@ -302,8 +488,10 @@ describe('the trigger with a cached secret', () => {
 		await start();
 		await deliver(OLD); // cached
 		stored = new Error(`decryption failed for '${OLD}'`);
+		afterInterval();
 		expect(await deliver(NEW)).toBe(503); // the re-read fails, its message quoting the cached secret
 		stored = NEW;
+		afterInterval();
 		await deliver(NEW);
 		const everything = JSON.stringify([
 			host.warnings,
@@ -350,5 +538,80 @@ describe('the trigger with a cached secret', () => {
 		expect(host.warnings).toHaveLength(1);
 		expect(host.warnings[0]).toContain("query failed near '[secret]'");
 		expect(host.warnings[0]).not.toContain(OLD);
+	});
+
+	it("a new secret's delivery right after a read waits for the next one, or gets 503 behind a flood, and its retry runs", async () => {
+		stored = OLD;
+		await start();
+		expect(await deliver(OLD)).toBe(200);
+		afterInterval();
+		expect(await deliver('forged')).toBe(401); // a read: OLD is still stored
+		stored = NEW; // saved less than a second after that read
+		const body = (balance: number) =>
+			JSON.stringify({ type: 'VOUCHER_UPDATED', data: { serialNumber: 77, balance } });
+		const send = async (balance: number) => {
+			const res = await request(host.url, {
+				method: 'POST',
+				headers: {
+					'content-type': 'application/json',
+					signature: signPayload(body(balance), NEW),
+				},
+				body: body(balance),
+			});
+			await res.body.dump();
+			await host.idle();
+			return res.statusCode;
+		};
+		// Alone, it waits for the interval to pass (time stands still until the test moves it).
+		const alone = send(1);
+		await sleep(200);
+		expect(reads()).toBe(2);
+		afterInterval();
+		expect(await alone).toBe(200);
+		expect(reads()).toBe(3);
+
+		stored = OLD; // rotated back, so NEW no longer matches what is stored
+		afterInterval();
+		expect(await deliver('forged')).toBe(401);
+		stored = NEW;
+		// Behind as many forged deliveries as may wait, it is answered 503 at once.
+		const flood = Array.from({ length: MAX_WAITING }, () => deliver('forged'));
+		await sleep(200);
+		expect(await send(2)).toBe(503);
+		afterInterval();
+		expect(await Promise.all(flood)).toEqual(Array(MAX_WAITING).fill(401));
+		vi.setSystemTime(Date.now() + 3 * 60 * 1000); // the service's first retry
+		expect(await send(2)).toBe(200);
+		expect(host.executions).toHaveLength(3);
+	});
+
+	it('turns a flood of forged deliveries over HTTP into at most one read a second, while genuine ones run', async () => {
+		vi.useRealTimers();
+		stored = OLD;
+		await start();
+		expect(await deliver(OLD)).toBe(200);
+		const started = Date.now();
+		const statuses: Record<number, number> = {};
+		const forger = async () => {
+			while (Date.now() - started < 2_500) {
+				const status = await deliver(`forged-${serial}`);
+				statuses[status] = (statuses[status] ?? 0) + 1;
+			}
+		};
+		const genuine = async () => {
+			const answers: number[] = [];
+			for (let i = 0; i < 10; i++) answers.push(await deliver(OLD));
+			return answers;
+		};
+		const [answers] = await Promise.all([genuine(), ...Array.from({ length: 16 }, forger)]);
+		const seconds = (Date.now() - started) / 1000;
+		expect(answers).toEqual(Array(10).fill(200));
+		expect(host.executions).toHaveLength(11);
+		expect(Object.keys(statuses).sort()).toEqual(['401', '503']);
+		expect(statuses[401] + statuses[503]).toBeGreaterThan(50);
+		expect(reads() - 1).toBeLessThanOrEqual(
+			Math.ceil(seconds / (MISMATCH_READ_INTERVAL_MS / 1000)),
+		);
+		expect(statuses[401]).toBeGreaterThanOrEqual(reads() - 1);
 	});
 });

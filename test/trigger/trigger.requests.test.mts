@@ -164,3 +164,67 @@ describe('deliveries the node cannot check for a reason of its own', () => {
 		expect(host.executions).toHaveLength(0);
 	});
 });
+
+describe('the body as n8n hands it over, at node version 1 and 2', () => {
+	const body = JSON.stringify({ type: 'VOUCHER_UPDATED', data: { serialNumber: 9, balance: 1 } });
+
+	// At version 2 n8n reads no body of a content type it does not parse; the node must.
+	it.each([1, 2])(
+		'version %i: verifies and runs a delivery with a missing or unusual Content-Type',
+		async (typeVersion) => {
+			host = await startWebhookHost({
+				node: new VoucherServiceTrigger(),
+				secret: SECRET,
+				typeVersion,
+				parameters: { suppressDuplicates: false, options: { includeHeaders: true } },
+			});
+			const types = [
+				undefined,
+				'application/octet-stream',
+				'application/vnd.voucher+json',
+				'text/plain',
+				'application/json; charset=utf-8',
+			];
+			const answers = [];
+			for (const contentType of types) {
+				const res = await request(host.url, {
+					method: 'POST',
+					headers: {
+						signature: signPayload(body, SECRET),
+						...(contentType === undefined ? {} : { 'content-type': contentType }),
+					},
+					body,
+				});
+				answers.push(res.statusCode);
+				await res.body.dump();
+				await host.idle();
+			}
+			expect(answers).toEqual(types.map(() => 200));
+			expect(
+				host.executions.map(([item]) => (item.headers as Record<string, string>)['content-type']),
+			).toEqual(types);
+			expect(host.executions.map(([item]) => item.data)).toEqual(
+				types.map(() => ({ serialNumber: 9, balance: 1 })),
+			);
+		},
+	);
+
+	it.each([1, 2])(
+		'version %i: refuses a multipart body, which n8n consumes before the node sees raw bytes',
+		async (typeVersion) => {
+			host = await startWebhookHost({
+				node: new VoucherServiceTrigger(),
+				secret: SECRET,
+				typeVersion,
+			});
+			const answer = await deliver(body, { 'content-type': 'multipart/form-data; boundary=x' });
+			expect(answer).toEqual({ status: 401, text: 'Unauthorized' });
+			expect(host.executions).toHaveLength(0);
+		},
+	);
+
+	it('is version 2 for new nodes and still loads workflows saved at version 1', () => {
+		const { description } = new VoucherServiceTrigger();
+		expect([description.version, description.defaultVersion]).toEqual([[1, 2], 2]);
+	});
+});
