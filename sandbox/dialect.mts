@@ -53,7 +53,11 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	badTemplate: 'envelope400',
 });
 
-/** Dialects for the suites: the default, each single deviation, and all of them at once. */
+/**
+ * Dialects for the suites: the default, each single deviation, all of them at once, and all
+ * but opaque template ids (which the package refuses, so recipient flows stop there) with the
+ * other duplicate and unknown-order readings.
+ */
 export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freeze({
 	spec: {},
 	duplicate200: { duplicateReference: 'envelope200' },
@@ -75,6 +79,15 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 		statusCase: 'lower',
 		extraFields: true,
 		templateIds: 'opaque',
+		badTemplate: 'envelope200',
+	},
+	everythingReadable: {
+		duplicateReference: 'existingOrder200',
+		unknownOrder: 'envelope404',
+		errorBodies: 'envelope',
+		numbers: 'string',
+		statusCase: 'lower',
+		extraFields: true,
 		badTemplate: 'envelope200',
 	},
 });
