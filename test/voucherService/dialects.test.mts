@@ -264,6 +264,25 @@ describe('readings beside the dialects', () => {
 		expect(debitsOf(reference)).toHaveLength(1);
 	});
 
+	it.each([['text'], ['envelope']] as const)(
+		'error bodies as %s: the HTTP status decides what the error says',
+		async (errorBodies) => {
+			sandbox.configure({ dialect: { errorBodies } });
+			const status = { resource: 'voucher', operation: 'getStatus', voucherCode: 'NOPE-1' };
+			expect((await runVoucher(sandbox, status)).error?.message).toBe('Voucher not found');
+			const wallets = { resource: 'wallet', operation: 'getAll' };
+			const badKeys = await runVoucher(sandbox, wallets, { credential: { secretKey: 'wrong' } });
+			expect(badKeys.error?.message).toBe('The voucher service refused the credentials (HTTP 401)');
+			const { publicKey, secretKey } = sandbox.forbiddenKeys;
+			const forbidden = await runVoucher(sandbox, wallets, {
+				credential: { publicKey, secretKey },
+			});
+			expect(forbidden.error?.message).toBe(
+				'The voucher service denied permission for this call (HTTP 403)',
+			);
+		},
+	);
+
 	const order = (vouchers: unknown[]) => ({
 		orderNumber: 'O-1',
 		reference: 'ref-1',
