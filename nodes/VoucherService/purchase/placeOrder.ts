@@ -55,6 +55,30 @@ function verifiedAfterWait(
 	return match === 'match' ? { ...result, unverified: undefined } : result;
 }
 
+function referenceExists(node: INode, itemIndex: number, reference: string, existing: Order) {
+	return new NodeOperationError(
+		node,
+		`Item ${itemIndex}: an order with reference "${reference}" already exists`,
+		{
+			itemIndex,
+			description: `It is order ${existing.orderNumber} with status ${existing.status}. Nothing new was created.`,
+		},
+	);
+}
+
+/**
+ * If Reference Exists → Fail for a single order, checked by a read before the create: a
+ * service that answers a used Reference with its order (HTTP 200, `00`) cannot be told from a
+ * new order afterwards. One read per such order; campaigns know their orders already.
+ */
+export async function refuseExistingReference(
+	client: VoucherApiClient,
+	{ itemIndex, request }: PlannedOrder,
+): Promise<void> {
+	const existing = await findOrder(client, request.body.reference, itemIndex);
+	if (existing) throw referenceExists(client.node, itemIndex, request.body.reference, existing);
+}
+
 /**
  * A create whose outcome could not be settled: it may have bought the order or not. Said
  * apart from "not bought", so nobody buys again under a new reference; the same reference is
@@ -169,14 +193,7 @@ async function createOrderSafely(
 				// after an unanswered attempt the order found is most likely the one we sent.
 				const predatesRun = attempt === 1 && error.kind === 'rejected';
 				if (predatesRun && ifReferenceExists === 'fail') {
-					throw new NodeOperationError(
-						client.node,
-						`Item ${itemIndex}: an order with reference "${reference}" already exists`,
-						{
-							itemIndex,
-							description: `It is order ${existing.orderNumber} with status ${existing.status}. Nothing new was created.`,
-						},
-					);
+					throw referenceExists(client.node, itemIndex, reference, existing);
 				}
 				// alreadyExisted says "an earlier run bought this", so a workflow that delivers
 				// codes only for new orders never skips one paid for in this run.
