@@ -4,13 +4,7 @@ import type { INode } from 'n8n-workflow';
 import type { VoucherApiClient } from '../transport/client';
 import { asNodeError, isVoucherApiError } from '../transport/errors';
 import { backoffDelay, CREATE_RETRY, wait } from '../transport/retry';
-import type {
-	CreateSettings,
-	IfReferenceExists,
-	Order,
-	OrderResult,
-	PlannedOrder,
-} from '../orderTypes';
+import type { CreateSettings, IfReferenceExists, OrderResult, PlannedOrder } from '../orderTypes';
 import { findOrder, readOrder, waitForTerminalStatus } from './orderLookup';
 import { checkFoundOrder, orderDifferences } from './orderMatch';
 import { orderTotalKobo } from './orderTotal';
@@ -55,7 +49,12 @@ function verifiedAfterWait(
 	return match === 'match' ? { ...result, unverified: undefined } : result;
 }
 
-function referenceExists(node: INode, itemIndex: number, reference: string, existing: Order) {
+function referenceExists(
+	node: INode,
+	itemIndex: number,
+	reference: string,
+	existing: OrderResult['order'],
+) {
 	return new NodeOperationError(
 		node,
 		`Item ${itemIndex}: an order with reference "${reference}" already exists`,
@@ -111,7 +110,7 @@ function createdOrder(
 	client: VoucherApiClient,
 	{ itemIndex, request }: PlannedOrder,
 	data: unknown,
-): Order {
+): OrderResult['order'] {
 	const { reference } = request.body;
 	const reading = readOrder(data, reference);
 	if (!('order' in reading)) {
