@@ -111,8 +111,9 @@ export const resolveDialect = (patch: Partial<Dialect> = {}): Dialect => ({
 	...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
 });
 
-/** The id a template shows under `opaque`; stable, so a test can predict it. */
-export const opaqueTemplateId = (id: string) => `tpl_${(0xab00 + Number(id)).toString(16)}`;
+/** The id a template shows under `opaque`; stable, so a test can predict it. An id already not a number stays. */
+export const opaqueTemplateId = (id: string) =>
+	/^\d+$/.test(id) ? `tpl_${(0xab00 + Number(id)).toString(16)}` : id;
 
 /** The id a catalogue template is listed and accepted under in this dialect. */
 export const templateIdIn = (dialect: Dialect, id: string) =>
