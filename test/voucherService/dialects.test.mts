@@ -92,9 +92,9 @@ describe.each(Object.entries(DIALECTS))('dialect %s', (_, dialect) => {
 		expect(debitsOf(reference)).toHaveLength(1);
 	});
 
-	it('download orders whose creates meet connection resets: each bought once', async () => {
-		const references = Array.from({ length: 5 }, () => uniqueReference('rst'));
-		sandbox.configure({ faults: { resetRate: 0.3, seed: 7 } });
+	it('download orders whose answers are lost, before or after buying: each bought once', async () => {
+		const references = Array.from({ length: 8 }, () => uniqueReference('rst'));
+		sandbox.configure({ faults: { resetRate: 0.2, commitThenDropRate: 0.2, seed: 7 } });
 		try {
 			const run = await runVoucher(
 				sandbox,
@@ -103,6 +103,12 @@ describe.each(Object.entries(DIALECTS))('dialect %s', (_, dialect) => {
 			);
 			expect(run.error).toBeUndefined();
 			expect(run.json.map((json) => json.reference)).toEqual(references);
+			// Creates met both losses, so look-ups answered both "not found" and the order.
+			const faults = sandbox.state.requests
+				.filter((request) => request.method === 'POST')
+				.map((request) => request.fault);
+			expect(faults).toContain('reset');
+			expect(faults).toContain('commitThenDrop');
 		} finally {
 			sandbox.configure({ faults: {} });
 		}
