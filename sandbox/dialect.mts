@@ -53,7 +53,11 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	badTemplate: 'envelope400',
 });
 
-/** Dialects for the suites: the default, each single deviation, and all of them at once. */
+/**
+ * Dialects for the suites: the default, each single deviation, all of them at once, and all
+ * but opaque template ids (which the package refuses, so recipient flows stop there) with the
+ * other duplicate and unknown-order readings.
+ */
 export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freeze({
 	spec: {},
 	duplicate200: { duplicateReference: 'envelope200' },
@@ -77,6 +81,15 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 		templateIds: 'opaque',
 		badTemplate: 'envelope200',
 	},
+	everythingReadable: {
+		duplicateReference: 'existingOrder200',
+		unknownOrder: 'envelope404',
+		errorBodies: 'envelope',
+		numbers: 'string',
+		statusCase: 'lower',
+		extraFields: true,
+		badTemplate: 'envelope200',
+	},
 });
 
 /** Null when the patch is a valid partial dialect, else what is wrong with it. */
@@ -98,8 +111,9 @@ export const resolveDialect = (patch: Partial<Dialect> = {}): Dialect => ({
 	...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
 });
 
-/** The id a template shows under `opaque`; stable, so a test can predict it. */
-export const opaqueTemplateId = (id: string) => `tpl_${(0xab00 + Number(id)).toString(16)}`;
+/** The id a template shows under `opaque`; stable, so a test can predict it. An id already not a number stays. */
+export const opaqueTemplateId = (id: string) =>
+	/^\d+$/.test(id) ? `tpl_${(0xab00 + Number(id)).toString(16)}` : id;
 
 /** The id a catalogue template is listed and accepted under in this dialect. */
 export const templateIdIn = (dialect: Dialect, id: string) =>

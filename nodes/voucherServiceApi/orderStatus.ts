@@ -2,3 +2,10 @@
 export const TERMINAL_ORDER_STATUSES = ['COMPLETED', 'PARTIALLY_COMPLETED', 'CANCELED', 'FAILED'];
 
 export const isTerminal = (status: string) => TERMINAL_ORDER_STATUSES.includes(status);
+
+/**
+ * A status as the spec writes it (upper case), whatever case the service sends: read once,
+ * where an order is read, so every comparison and every output sees one spelling.
+ */
+export const inSpecCase = <T>(status: T): T | string =>
+	typeof status === 'string' ? status.toUpperCase() : status;

@@ -222,11 +222,12 @@ describe('dialect option', () => {
 		}
 	});
 
-	it('names every single deviation and one with all of them', () => {
-		expect(Object.keys(DIALECTS)).toContain('everythingDifferent');
+	it('names every single deviation and two with many at once', () => {
 		expect(DIALECTS.spec).toEqual({});
+		expect(Object.keys(DIALECTS.everythingDifferent)).toHaveLength(8);
+		expect(Object.keys(DIALECTS.everythingReadable)).toHaveLength(7);
 		for (const [name, dialect] of Object.entries(DIALECTS)) {
-			if (name === 'spec' || name === 'everythingDifferent') continue;
+			if (['spec', 'everythingDifferent', 'everythingReadable'].includes(name)) continue;
 			expect(Object.keys(dialect), name).toHaveLength(1);
 		}
 	});

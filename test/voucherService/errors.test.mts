@@ -79,7 +79,9 @@ describe('each error class becomes a clear error and leaks no key', () => {
 			quantity: 1,
 		});
 		expect(result.error?.name).toBe('VoucherApiError'); // a NodeApiError subclass
-		expect(result.error?.message).toMatch(/refused the request: .+ \(code 05\)/);
+		expect(result.error?.message).toMatch(
+			/^Item 0: the voucher service refused order "bad-.+": .+ \(code 05\)$/,
+		);
 		expect(visibleText(result)).not.toContain(SECRET_KEY_MARKER);
 	});
 

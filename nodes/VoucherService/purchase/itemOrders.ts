@@ -12,7 +12,7 @@ import { newRunTally, runSummaryHint } from './runSummary';
 import { findOrder, referenceKey } from './orderLookup';
 import { checkFoundOrder } from './orderMatch';
 import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderTotal';
-import { checkSpending, placeOrder } from './placeOrder';
+import { checkSpending, placeOrder, refuseExistingReference } from './placeOrder';
 import { RUN_LIMIT_ADVICE, runLimitProblem } from './spendingGuard';
 import { checkWallet, uncheckedWalletHint, walletRefusals } from './walletCheck';
 import type { WalletCheck } from './walletCheck';
@@ -187,6 +187,7 @@ export async function planItemOrders(
 	plan.jobs = toBuy.map((item) => ({
 		itemIndexes: [item.itemIndex],
 		run: async () => {
+			if (item.settings.ifReferenceExists === 'fail') await refuseExistingReference(client, item);
 			const result = await placeOrder(client, item, item.settings);
 			if (result.alreadyExisted) tally.held++;
 			else

@@ -1,9 +1,13 @@
 import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
+import { asNodeError, isVoucherApiError } from '../transport/errors';
 import { wait } from '../transport/retry';
-import { isTerminal } from '../../voucherServiceApi/orderStatus';
+import { readDecimal } from '../shared/money';
+import { inSpecCase, isTerminal } from '../../voucherServiceApi/orderStatus';
 import type { Order, OrderResult } from '../orderTypes';
+import { WALLETS_PATH } from './walletCheck';
 
 const ORDER_NOT_FOUND_CODE = '04';
 
@@ -11,22 +15,45 @@ const ORDER_NOT_FOUND_CODE = '04';
 export const referenceKey = (reference: string) => reference.trim().toLowerCase();
 
 /** What is wrong with an answer that is not the order asked for, for the error's description. */
-export const whyNotTheOrder = (data: unknown) =>
+const whyNotTheOrder = (data: unknown) =>
 	Array.isArray(data)
 		? 'It answered with a list.'
 		: 'It lacks an order number or status, or names another reference.';
 
+/** An order as the package uses it, or why the answer cannot be read as the order asked for. */
+export type OrderReading = { order: Order } | { problem: string; why: string };
+
 /**
- * The answer's data as the order under `reference`, or an error. Whatever else the service
- * answers (a list, another order) must never be taken for this order: safe create and the
- * campaigns decide what to buy from it.
+ * A voucher with the spec's types: a value (the money) read strictly or not at all, a serial
+ * made a number only where no digit is lost, the item status in the spec's case.
  */
-export function asOrder(
-	client: VoucherApiClient,
-	data: unknown,
-	reference: string,
-	itemIndex: number,
-): Order {
+function readVoucher(voucher: unknown, index: number): IDataObject | string {
+	if (typeof voucher !== 'object' || voucher === null || Array.isArray(voucher))
+		return `voucher ${index + 1} is not an object`;
+	const sent = voucher as IDataObject;
+	const { value, serial, status } = sent;
+	const naira = value === undefined || value === null ? value : readDecimal(value);
+	if (naira === undefined && value !== undefined)
+		return `voucher ${index + 1}'s value ${JSON.stringify(value)} is not a number`;
+	const digits = typeof serial === 'string' && /^\d+$/.test(serial) ? Number(serial) : undefined;
+	const exactSerial = digits !== undefined && Number.isSafeInteger(digits) ? digits : serial;
+	const specStatus = inSpecCase(status);
+	// Most answers already have the spec's types: those vouchers are kept, not copied.
+	if (naira === value && exactSerial === serial && specStatus === status) return sent;
+	return {
+		...sent,
+		...('value' in sent ? { value: naira } : {}),
+		...('serial' in sent ? { serial: exactSerial } : {}),
+		...('status' in sent ? { status: specStatus } : {}),
+	};
+}
+
+/**
+ * The answer's data as the order under `reference`. Whatever else the service answers (a
+ * list, another order, a value that is not a number) must never be taken for this order:
+ * safe create and the campaigns decide what to buy from it.
+ */
+export function readOrder(data: unknown, reference: string): OrderReading {
 	const order = data as Partial<Order> | null;
 	const isOrder =
 		typeof order === 'object' &&
@@ -36,20 +63,71 @@ export function asOrder(
 		typeof order.status === 'string' &&
 		(order.reference === undefined ||
 			referenceKey(String(order.reference)) === referenceKey(reference));
-	if (isOrder) return order as Order;
+	if (!isOrder) return { problem: 'is not that order', why: whyNotTheOrder(data) };
+	const vouchers = Array.isArray(order.vouchers)
+		? order.vouchers.map((voucher, index) => readVoucher(voucher, index))
+		: order.vouchers;
+	const unreadable = vouchers?.find((voucher) => typeof voucher === 'string');
+	if (typeof unreadable === 'string')
+		return {
+			problem: `cannot be read: ${unreadable}`,
+			why: `Order ${order.orderNumber}: ${unreadable}.`,
+		};
+	return {
+		order: {
+			...(order as Order),
+			status: inSpecCase(order.status) as string,
+			...(vouchers !== undefined ? { vouchers: vouchers as IDataObject[] | null } : {}),
+		},
+	};
+}
+
+/** The answer's data as the order under `reference`, or an error naming the item and the reference. */
+export function asOrder(
+	client: VoucherApiClient,
+	data: unknown,
+	reference: string,
+	itemIndex: number,
+): Order {
+	const reading = readOrder(data, reference);
+	if ('order' in reading) return reading.order;
 	throw new NodeOperationError(
 		client.node,
-		`Item ${itemIndex}: the service's answer for reference "${reference}" is not that order`,
+		`Item ${itemIndex}: the service's answer for reference "${reference}" ${reading.problem}`,
 		{
 			itemIndex,
-			description: `${whyNotTheOrder(data)} The output shows nothing from it, and nothing was bought on the strength of it.`,
+			description: `${reading.why} The output shows nothing from it, and nothing was bought on the strength of it.`,
 		},
 	);
 }
 
+/*
+ * Get Order's "not found" is the `04` envelope on any HTTP status. A 404 without it is read as
+ * "not found" too, but only once the wallets answer at the same base URL: a base URL that
+ * misses the service answers 404 to every path, and taking that for "no such order" would
+ * send creates on the strength of it. Read once per client, as the base URL is.
+ */
+const baseUrlReachesService = new WeakMap<VoucherApiClient, Promise<boolean>>();
+
+async function reachesService(client: VoucherApiClient, itemIndex: number): Promise<boolean> {
+	let reached = baseUrlReachesService.get(client);
+	if (!reached) {
+		reached = client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex }).then(
+			() => true,
+			(error: unknown) => {
+				if (isVoucherApiError(error) && error.kind === 'notFound') return false;
+				baseUrlReachesService.delete(client);
+				throw error;
+			},
+		);
+		baseUrlReachesService.set(client, reached);
+	}
+	return await reached;
+}
+
 /**
- * The order with this reference, or undefined when the service answers `04`. Reads are
- * retried. `burst`: one of a bounded window of look-ups sent at once (see ApiCall.burst).
+ * The order with this reference, or undefined when the service answers `04` (or a 404, see
+ * above). Reads are retried. `burst`: one of a bounded window of look-ups sent at once (see ApiCall.burst).
  */
 export async function findOrder(
 	client: VoucherApiClient,
@@ -57,13 +135,29 @@ export async function findOrder(
 	itemIndex: number,
 	burst = false,
 ): Promise<Order | undefined> {
-	const data = await client.request<unknown>({
-		method: 'GET',
-		path: `/v2/orders/${encodeURIComponent(reference)}`,
-		itemIndex,
-		acceptCodes: [ORDER_NOT_FOUND_CODE],
-		burst,
-	});
+	let data: unknown;
+	try {
+		data = await client.request<unknown>({
+			method: 'GET',
+			path: `/v2/orders/${encodeURIComponent(reference)}`,
+			itemIndex,
+			acceptCodes: [ORDER_NOT_FOUND_CODE],
+			burst,
+		});
+	} catch (error) {
+		if (!isVoucherApiError(error) || error.kind !== 'notFound')
+			throw asNodeError(client.node, error);
+		if (await reachesService(client, itemIndex)) return undefined;
+		throw new NodeOperationError(
+			client.node,
+			`Item ${itemIndex}: order "${reference}" could not be looked up: the base URL answers HTTP 404 to the wallets too`,
+			{
+				itemIndex,
+				description:
+					'So the 404 does not say the order is missing: the base URL does not point at the voucher service. Check the base URL in the Voucher Service API credential. Nothing was bought on the strength of this answer.',
+			},
+		);
+	}
 	return data === undefined ? undefined : asOrder(client, data, reference, itemIndex);
 }
 

@@ -102,6 +102,12 @@ function matchOrder(order: Order, request: OrderRequest): OrderMatch {
 	return differences.length === 0 ? { kind: 'match' } : { kind: 'mismatch', differences };
 }
 
+/** What in an order differs from the request, as far as its vouchers show; none when unlisted. */
+export function orderDifferences(order: Order, request: OrderRequest): string[] {
+	const match = matchOrder(order, request);
+	return match.kind === 'mismatch' ? match.differences : [];
+}
+
 /**
  * The order found under a planned order's reference, held against it. A reference already
  * used for another request is refused like a reused idempotency key: this throws, naming the

@@ -5,8 +5,8 @@ import type { VoucherApiClient } from '../transport/client';
 import { asNodeError, isVoucherApiError } from '../transport/errors';
 import { backoffDelay, CREATE_RETRY, wait } from '../transport/retry';
 import type { CreateSettings, IfReferenceExists, OrderResult, PlannedOrder } from '../orderTypes';
-import { asOrder, findOrder, waitForTerminalStatus, whyNotTheOrder } from './orderLookup';
-import { checkFoundOrder } from './orderMatch';
+import { findOrder, readOrder, waitForTerminalStatus } from './orderLookup';
+import { checkFoundOrder, orderDifferences } from './orderMatch';
 import { orderTotalKobo } from './orderTotal';
 import { assertWithinSpendingLimit } from './spendingGuard';
 
@@ -49,6 +49,35 @@ function verifiedAfterWait(
 	return match === 'match' ? { ...result, unverified: undefined } : result;
 }
 
+function referenceExists(
+	node: INode,
+	itemIndex: number,
+	reference: string,
+	existing: OrderResult['order'],
+) {
+	return new NodeOperationError(
+		node,
+		`Item ${itemIndex}: an order with reference "${reference}" already exists`,
+		{
+			itemIndex,
+			description: `It is order ${existing.orderNumber} with status ${existing.status}. Nothing new was created.`,
+		},
+	);
+}
+
+/**
+ * If Reference Exists → Fail for a single order, checked by a read before the create: a
+ * service that answers a used Reference with its order (HTTP 200, `00`) cannot be told from a
+ * new order afterwards. One read per such order; campaigns know their orders already.
+ */
+export async function refuseExistingReference(
+	client: VoucherApiClient,
+	{ itemIndex, request }: PlannedOrder,
+): Promise<void> {
+	const existing = await findOrder(client, request.body.reference, itemIndex);
+	if (existing) throw referenceExists(client.node, itemIndex, request.body.reference, existing);
+}
+
 /**
  * A create whose outcome could not be settled: it may have bought the order or not. Said
  * apart from "not bought", so nobody buys again under a new reference; the same reference is
@@ -72,24 +101,38 @@ function outcomeUnknown(
 	);
 }
 
-/** The create's answer as the order; an answer that is not the order leaves the outcome unknown. */
+/**
+ * The create's answer as the order; an answer that is not the order leaves the outcome unknown.
+ * It is held against the request too: a service may answer a used Reference with the order
+ * already under it (HTTP 200, `00`), and that order must not be handed out as this item's.
+ */
 function createdOrder(
 	client: VoucherApiClient,
+	{ itemIndex, request }: PlannedOrder,
 	data: unknown,
-	reference: string,
-	itemIndex: number,
-) {
-	try {
-		return asOrder(client, data, reference, itemIndex);
-	} catch {
+): OrderResult['order'] {
+	const { reference } = request.body;
+	const reading = readOrder(data, reference);
+	if (!('order' in reading)) {
 		// Not asOrder's description: its "nothing was bought" would read here as "not bought".
 		throw outcomeUnknown(
 			client,
 			itemIndex,
 			reference,
-			`The service accepted the create, but its answer is not the order. ${whyNotTheOrder(data)}`,
+			`The service accepted the create, but its answer ${reading.problem}. ${reading.why}`,
 		);
 	}
+	const differences = orderDifferences(reading.order, request);
+	if (differences.length === 0) return reading.order;
+	// Outcome unknown, never "not bought": the order may be the one this create bought.
+	throw new OutcomeUnknownError(
+		client.node,
+		`Item ${itemIndex}: the service answered the create of "${reference}" with order ${reading.order.orderNumber}, which is not what this item asks for`,
+		{
+			itemIndex,
+			description: `The order differs: ${differences.join('; ')}. Either the Reference already belonged to another request and the service answered with that order, or the service made another order than asked. Check it with Order → Get before buying again, and give each new request a new Reference.`,
+		},
+	);
 }
 
 /** The order under the reference after an unclear create; a look-up that fails leaves the outcome unknown. */
@@ -130,7 +173,13 @@ async function createOrderSafely(
 		let answer: unknown;
 		try {
 			answer = (
-				await client.send({ method: 'POST', path: request.path, body: request.body, itemIndex })
+				await client.send({
+					method: 'POST',
+					path: request.path,
+					body: request.body,
+					itemIndex,
+					reference,
+				})
 			).data;
 		} catch (error) {
 			if (!isVoucherApiError(error) || error.kind === 'auth' || error.kind === 'notFound') {
@@ -143,14 +192,7 @@ async function createOrderSafely(
 				// after an unanswered attempt the order found is most likely the one we sent.
 				const predatesRun = attempt === 1 && error.kind === 'rejected';
 				if (predatesRun && ifReferenceExists === 'fail') {
-					throw new NodeOperationError(
-						client.node,
-						`Item ${itemIndex}: an order with reference "${reference}" already exists`,
-						{
-							itemIndex,
-							description: `It is order ${existing.orderNumber} with status ${existing.status}. Nothing new was created.`,
-						},
-					);
+					throw referenceExists(client.node, itemIndex, reference, existing);
 				}
 				// alreadyExisted says "an earlier run bought this", so a workflow that delivers
 				// codes only for new orders never skips one paid for in this run.
@@ -167,6 +209,6 @@ async function createOrderSafely(
 			await wait(error.retryAfterMs ?? backoffDelay(CREATE_RETRY, attempt));
 			continue;
 		}
-		return { order: createdOrder(client, answer, reference, itemIndex), alreadyExisted: false };
+		return { order: createdOrder(client, { itemIndex, request }, answer), alreadyExisted: false };
 	}
 }

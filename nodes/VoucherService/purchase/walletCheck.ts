@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../actions/types';
 import type { VoucherApiClient } from '../transport/client';
-import { formatNaira } from '../shared/money';
+import { formatNaira, readDecimal } from '../shared/money';
 
 /*
  * Check Wallet Balance First. The spec lists one wallet per currency and does not say which
@@ -11,13 +11,13 @@ import { formatNaira } from '../shared/money';
  * compared. The check is a read before the first create, not a reservation.
  */
 
-const WALLETS_PATH = '/v2/transactions/wallets';
+export const WALLETS_PATH = '/v2/transactions/wallets';
 
 /** What the wallet read found, compared with the run's total (kobo, before coupons). */
 export type WalletCheck =
 	| { kind: 'covered'; balanceKobo: number; totalKobo: number }
 	| { kind: 'short'; balanceKobo: number; totalKobo: number }
-	/** No single NGN wallet with a numeric balance: the run is not blocked, a hint says why. */
+	/** No single NGN wallet: the run is not blocked, a hint says why. */
 	| { kind: 'unchecked'; why: string };
 
 const currencyOf = (wallet: IDataObject) =>
@@ -26,27 +26,33 @@ const currencyOf = (wallet: IDataObject) =>
 		.toUpperCase();
 
 /** The NGN wallet's balance in kobo, or why it cannot be told from the list. */
-function ngnBalanceKobo(wallets: unknown): number | string {
+function ngnBalanceKobo(wallets: unknown): number | { unchecked: string } | { unreadable: string } {
 	const list = Array.isArray(wallets)
 		? wallets.filter((w): w is IDataObject => typeof w === 'object' && w !== null)
 		: [];
 	const ngn = list.filter((wallet) => currencyOf(wallet) === 'NGN');
 	if (ngn.length === 0) {
 		const others = list.map(currencyOf).filter(Boolean);
-		return `the service lists no NGN wallet${others.length > 0 ? ` (only ${others.join(', ')})` : ''}`;
+		return {
+			unchecked: `the service lists no NGN wallet${others.length > 0 ? ` (only ${others.join(', ')})` : ''}`,
+		};
 	}
 	if (ngn.length > 1) {
-		return `the service lists ${ngn.length} NGN wallets, and which one an order uses is not known`;
+		return {
+			unchecked: `the service lists ${ngn.length} NGN wallets, and which one an order uses is not known`,
+		};
 	}
-	const balance = ngn[0].balance;
-	if (typeof balance !== 'number' || !Number.isFinite(balance)) {
-		return `the NGN wallet's balance is not a number (${JSON.stringify(balance ?? null)})`;
-	}
+	// Some services send money as decimal text ("30000.00"): read strictly, never guessed.
+	const balance = readDecimal(ngn[0].balance);
+	if (balance === undefined) return { unreadable: JSON.stringify(ngn[0].balance ?? null) };
 	// Rounded down, so a balance is never taken for more than it is.
 	return Math.floor(Math.round(balance * 1000) / 10);
 }
 
-/** Reads the wallets once and compares the NGN balance with the run's total. */
+/**
+ * Reads the wallets once and compares the NGN balance with the run's total. An NGN balance
+ * that is there but cannot be read refuses the run: going on would be a guess with money.
+ */
 export async function checkWallet(
 	client: VoucherApiClient,
 	totalKobo: number,
@@ -54,8 +60,18 @@ export async function checkWallet(
 ): Promise<WalletCheck> {
 	const wallets = await client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex });
 	const balanceKobo = ngnBalanceKobo(wallets);
-	if (typeof balanceKobo === 'string') return { kind: 'unchecked', why: balanceKobo };
-	return { kind: balanceKobo >= totalKobo ? 'covered' : 'short', balanceKobo, totalKobo };
+	if (typeof balanceKobo === 'number')
+		return { kind: balanceKobo >= totalKobo ? 'covered' : 'short', balanceKobo, totalKobo };
+	if ('unchecked' in balanceKobo) return { kind: 'unchecked', why: balanceKobo.unchecked };
+	throw new NodeOperationError(
+		client.node,
+		`The NGN wallet's balance ${balanceKobo.unreadable} is not a number, so nothing was bought`,
+		{
+			itemIndex,
+			description:
+				'Check Wallet Balance First could not tell whether the wallet covers this run, so it bought nothing. Turn the option off to buy without the check.',
+		},
+	);
 }
 
 /** The hint of a run whose wallet could not be checked; the run goes on. */

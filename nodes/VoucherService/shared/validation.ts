@@ -184,9 +184,23 @@ const orderShape = {
 	[COUPON_JSON_KEY]: optionalText('Coupon code'),
 };
 
+/**
+ * The spec types the order's templateId as int32, while the template list gives ids as
+ * strings. An id that is not a whole number cannot be sent as the spec says, and sending it
+ * another way would be a guess: it is refused, saying why.
+ */
+const templateId: Rule<number> = (value) => {
+	const id = integer('Template ID', 0)(value);
+	if (!(id instanceof Invalid) || typeof value !== 'string' || NUMERIC_TEXT.test(value.trim()))
+		return id;
+	return invalid(
+		`Template ID "${value.trim()}" is not a whole number, and an order takes a numeric template ID`,
+	);
+};
+
 const recipientOrderFields = {
 	...orderShape,
-	templateId: integer('Template ID', 0),
+	templateId,
 	narration: optionalText('Narration'),
 };
 

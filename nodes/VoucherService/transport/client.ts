@@ -29,6 +29,8 @@ export interface ApiCall {
 	acceptCodes?: string[];
 	/** What to say when the service answers HTTP 404. */
 	notFoundMessage?: string;
+	/** The order a create is for: a refusal names it and the item. */
+	reference?: string;
 	/** Sent beside the pacing's current limit (see AdaptiveConcurrency.acquire). */
 	burst?: boolean;
 }
@@ -216,12 +218,26 @@ export class VoucherApiClient {
 				description: 'This is a problem on the service side. Try again later.',
 			});
 		}
+		const accepted = envelope && call.acceptCodes?.includes(envelope.statusCode);
+		// A 404 is "not found" whatever its body (text, or an envelope with the service's own
+		// code), unless the caller reads that code itself (`04` on Get Order).
+		if (http === 404 && !accepted) {
+			throw fail({
+				kind: 'notFound',
+				httpCode: 404,
+				message: call.notFoundMessage ?? 'The voucher service answered: not found (HTTP 404)',
+			});
+		}
 		if (!envelope) {
-			if (http === 404) {
+			// A 4xx says the request was not acted on (a used Reference answered 409, say), so it
+			// is a refusal, not an unclear outcome; only its body is not the envelope.
+			if (http >= 400) {
+				const text = typeof response.body === 'string' ? response.body.trim().slice(0, 200) : '';
 				throw fail({
-					kind: 'notFound',
-					httpCode: 404,
-					message: call.notFoundMessage ?? 'The voucher service answered: not found (HTTP 404)',
+					kind: 'rejected',
+					httpCode: http,
+					serviceMessage: text || undefined,
+					message: `${refused(call)}: ${text || 'no message'} (HTTP ${http})`,
 				});
 			}
 			throw fail({
@@ -231,7 +247,7 @@ export class VoucherApiClient {
 				description: 'The answer was not the JSON envelope the API documents.',
 			});
 		}
-		if (envelope.statusCode === '00' || call.acceptCodes?.includes(envelope.statusCode)) {
+		if (envelope.statusCode === '00' || accepted) {
 			return envelope;
 		}
 		throw fail({
@@ -239,7 +255,7 @@ export class VoucherApiClient {
 			httpCode: http,
 			serviceCode: envelope.statusCode,
 			serviceMessage: envelope.message ?? undefined,
-			message: `The voucher service refused the request: ${envelope.message ?? 'no message'} (code ${envelope.statusCode})`,
+			message: `${refused(call)}: ${envelope.message ?? 'no message'} (code ${envelope.statusCode})`,
 		});
 	}
 
@@ -257,6 +273,12 @@ export class VoucherApiClient {
 		});
 	}
 }
+
+/** The head of a refusal's message; a create's names the item and the order's Reference. */
+const refused = ({ reference, itemIndex }: ApiCall) =>
+	reference === undefined
+		? 'The voucher service refused the request'
+		: `${itemIndex === undefined ? '' : `Item ${itemIndex}: `}the voucher service refused order "${reference}"`;
 
 function asEnvelope(body: unknown): Envelope | undefined {
 	let value = body;

@@ -7,9 +7,9 @@ export type FailureKind =
 	| 'server' // HTTP 5xx
 	| 'rateLimited' // HTTP 429
 	| 'auth' // HTTP 401 / 403
-	| 'notFound' // HTTP 404
+	| 'notFound' // HTTP 404 (but `04` where the caller accepts it)
 	| 'unreadable' // an answer that is not the envelope: whether it was processed cannot be told
-	| 'rejected'; // an envelope with a statusCode other than 00
+	| 'rejected'; // an envelope with a statusCode other than 00, or a 4xx without one
 
 /**
  * The one error type the transport throws. It carries only what the service said

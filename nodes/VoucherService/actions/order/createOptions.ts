@@ -35,7 +35,8 @@ const ifReferenceExistsOption: INodeProperties = {
 		{
 			name: 'Fail',
 			value: 'fail',
-			description: 'Stop with an error; nothing new is created either way',
+			description:
+				'Stop with an error; nothing new is created either way. The reference is read before each create, one request more.',
 		},
 	],
 	description:

@@ -30,7 +30,7 @@ export async function execute(
 	if (!order) {
 		throw new NodeOperationError(node, `Order ${reference} not found`, {
 			itemIndex,
-			description: 'The service has no order with this reference (status code 04).',
+			description: 'The service has no order with this reference (status code 04, or HTTP 404).',
 		});
 	}
 	return orderItems({ order }, readOrderOutput(parameters, itemIndex));
