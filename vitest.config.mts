@@ -1,5 +1,5 @@
 /**
- * Unit and integration tests: everything under test/ except the real-n8n suites (e2e, queue, compat),
+ * Unit and integration tests: everything under test/ except the real-n8n suites (e2e, queue, compat, install),
  * which have their own configs. n8n-workflow is aliased to the CJS build n8n itself loads
  * (see n8n-core-runner/singleN8nWorkflow.mts for why).
  */
@@ -11,7 +11,7 @@ export default defineConfig({
 	resolve: { alias: n8nWorkflowSingleCopy },
 	test: {
 		include: ['test/**/*.test.{ts,mts}'],
-		exclude: ['test/e2e/**', 'test/queue/**', 'test/compat/**', '**/node_modules/**'],
+		exclude: ['test/e2e/**', 'test/queue/**', 'test/compat/**', 'test/install/**', '**/node_modules/**'],
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
 	},
