@@ -122,7 +122,10 @@ const SETTLE_ROUNDS = 5;
 const ATTEMPTS = 5;
 const RETRY_AFTER_MS = 100;
 
-type ProcessedStore = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord'>;
+type ProcessedStore = Pick<
+	IExecuteFunctions['helpers'],
+	'checkProcessedAndRecord' | 'removeProcessed'
+>;
 
 /*
  * One read-and-write of the list at a time in this process. Without it, two executions in
@@ -139,24 +142,45 @@ function oneAtATime<T>(write: () => Promise<T>): Promise<T> {
 	return turn;
 }
 
-async function record(store: ProcessedStore, values: string[], node: INode): Promise<Set<string>> {
+/** `giveUp` answers for the write once ATTEMPTS tries have failed. */
+async function withRetries<T>(write: () => Promise<T>, giveUp: (error: unknown) => T): Promise<T> {
 	for (let attempt = 1; ; attempt++) {
 		try {
-			const result = await oneAtATime(() =>
-				store.checkProcessedAndRecord(values, 'node', PROCESSED_OPTIONS),
-			);
-			return new Set(result.processed.map(String));
+			return await oneAtATime(write);
 		} catch (error) {
-			if (attempt >= ATTEMPTS) {
-				throw new NodeOperationError(node, error as Error, {
-					message: "Could not check the event against n8n's deduplication table",
-					description:
-						'n8n already answered the service, so it will not send this event again. Retry this execution from the executions list once the database answers again.',
-				});
-			}
+			if (attempt >= ATTEMPTS) return giveUp(error);
 			await sleep(RETRY_AFTER_MS * attempt);
 		}
 	}
+}
+
+async function record(store: ProcessedStore, values: string[], node: INode): Promise<Set<string>> {
+	const result = await withRetries(
+		() => store.checkProcessedAndRecord(values, 'node', PROCESSED_OPTIONS),
+		(error) => {
+			throw new NodeOperationError(node, error as Error, {
+				message: "Could not check the event against n8n's deduplication table",
+				description:
+					'n8n already answered the service, so it will not send this event again. Retry this execution from the executions list once the database answers again.',
+			});
+		},
+	);
+	return new Set(result.processed.map(String));
+}
+
+/*
+ * A copy's token would otherwise stay in the list, and the list drops its oldest values
+ * first: enough copies would push the event's own key out, and the next copy would run.
+ * The removal is one more read-and-write, which the election tolerates like any writer's.
+ * If it fails, the token stays and takes one place: failing the execution instead would
+ * invite a retry, and a retry runs the event without the election.
+ */
+async function withdraw(store: ProcessedStore, token: string): Promise<'duplicate'> {
+	await withRetries(
+		() => store.removeProcessed([token], 'node', PROCESSED_OPTIONS),
+		() => undefined,
+	);
+	return 'duplicate';
 }
 
 export type Claim = 'run' | 'duplicate' | 'unsettled';
@@ -173,12 +197,12 @@ export async function claimInExecution(
 	executionId: string,
 ): Promise<Claim> {
 	const token = JSON.stringify([key, executionId]);
-	if ((await record(store, [key, token], node)).has(key)) return 'duplicate';
+	if ((await record(store, [key, token], node)).has(key)) return await withdraw(store, token);
 	for (let round = 0; round < SETTLE_ROUNDS; round++) {
 		await sleep(SETTLE_MS);
 		const present = await record(store, [key, token], node);
 		if (present.has(token)) return 'run';
-		if (present.has(key)) return 'duplicate';
+		if (present.has(key)) return await withdraw(store, token);
 	}
 	return 'unsettled';
 }

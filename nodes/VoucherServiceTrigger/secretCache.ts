@@ -12,12 +12,13 @@
  * - a read starts at most once per MISMATCH_READ_INTERVAL_MS per key. A delivery that
  *   needs a read sooner waits for the next one, unless MAX_WAITING deliveries already do:
  *   then it is left undecided (the caller answers 503, which the service retries). So
- *   forged deliveries cost at most one credential read per interval however many arrive,
- *   and only a flood makes them wait or gives them 503 rather than 401.
- * So a delivery signed with a newly saved secret is accepted within one interval and one
- *   read, unless it arrives in the interval after a read that began before the save while
- *   MAX_WAITING deliveries wait: then it gets a 503, and the service's retry (3 minutes
- *   later, by when every cached secret was read after the save) is accepted.
+ *   forged deliveries cost at most one credential read per interval however many arrive.
+ * So a delivery signed with a secret saved before it arrived is accepted after at most the
+ *   rest of a read in flight, one interval and one read, unless MAX_WAITING deliveries
+ *   already wait for that read: then it gets a 503, never a 401, and the service's retry
+ *   (3 minutes later, by when every cached secret was read after the save) is accepted.
+ *   The waiters need not be forged: a burst of genuine deliveries signed with a secret
+ *   saved just after a read began is enough.
  * The secret is kept here and nowhere else: never in static data, items or logs.
  */
 
@@ -27,7 +28,11 @@ export const SECRET_LIFETIME_MS = 60 * 1000;
 /** At most one read a second per workflow and credential for signatures that do not match. */
 export const MISMATCH_READ_INTERVAL_MS = 1000;
 
-/** Few enough that a flood's forged deliveries are mostly answered at once. */
+/*
+ * Few enough that a flood's forged deliveries are mostly answered at once; each waiter
+ * holds its request open for up to an interval. A genuine burst beyond it right after a
+ * rotation gets 503s, whose retries run.
+ */
 export const MAX_WAITING = 4;
 
 /** One entry per workflow and credential in this process; far above any real instance. */

@@ -188,6 +188,12 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 		db.processed = [...seen, ...fresh];
 		return { new: fresh, processed: keys.filter((key) => !fresh.includes(key)) };
 	};
+	const removeProcessed = async (keys: string[]) => {
+		await sleep(1);
+		const kept = (db.processed ?? []).filter((key) => !keys.includes(key));
+		await sleep(1);
+		db.processed = kept;
+	};
 	const getParameter = parameterReader(options.node, options.parameters ?? {});
 	const executions: IDataObject[][] = [];
 	const answers: WebhookHost['answers'] = [];
@@ -230,7 +236,7 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 			getNode: () => node,
 			getMode: () => options.mode ?? 'webhook',
 			getExecutionId: () => executionId,
-			helpers: { checkProcessedAndRecord },
+			helpers: { checkProcessedAndRecord, removeProcessed },
 		} as unknown as IExecuteFunctions;
 		const [output] = (await options.node.execute!.call(context)) as INodeExecutionData[][];
 		executions.push(output.map((item) => item.json));

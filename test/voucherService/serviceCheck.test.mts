@@ -296,9 +296,7 @@ describe('Service → Check: templates, wallets and countries', () => {
 		configure({ walletCurrencies: ['USD', 'EUR'] });
 		const { byName } = await runCheck();
 		expect(byName['NGN wallet']).toMatchObject({ result: 'failed' });
-		expect(byName['NGN wallet'].seen).toBe(
-			'Wallets: USD, EUR. The service lists no NGN wallet (only USD, EUR).',
-		);
+		expect(byName['NGN wallet'].seen).toBe('Wallets: USD, EUR. The service lists no NGN wallet.');
 		expect(byName['Keys and base URL'].result).toBe('ok');
 	});
 
@@ -495,8 +493,65 @@ describe('Service → Check: a wallet check that refuses what it read', () => {
 		expect(walletCheck(read)).toEqual({
 			check: 'NGN wallet',
 			result: 'failed',
-			seen: 'Wallets: NGN. The NGN wallet\'s balance "abc" is not a number. Differs from the spec: balances come as text, e.g. "abc", not numbers.',
+			seen: 'Wallets: NGN. The package refused the answer: (46 characters, not shown). Differs from the spec: balances come as text, e.g. "abc", not numbers.',
 			whatThePackageDoes: 'Check Wallet Balance First bought nothing.',
 		});
+	});
+});
+
+describe('Service → Check: what the service says is masked as describeBody masks it', () => {
+	const KEY = 'sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+
+	/** Every /v2 path answers the same: what a service echoing the key in its errors sends. */
+	async function echoingService(httpStatus: number, body: string) {
+		const server = createServer((_req, res) => res.writeHead(httpStatus).end(body));
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as AddressInfo;
+		try {
+			return await runCheck({ credential: { baseUrl: `http://127.0.0.1:${port}` } });
+		} finally {
+			await new Promise((resolve) => server.close(resolve));
+		}
+	}
+
+	for (const [httpStatus, body, said] of [
+		[400, { statusCode: '99', message: `Invalid secret key ${KEY}` }, 'code "99", message (59'],
+		[200, { statusCode: '99', message: `Invalid secret key ${KEY}` }, 'code "99", message (59'],
+		[409, `Invalid secret key ${KEY}`, 'HTTP 409, text (59'],
+	] as const) {
+		it(`a refusal answered HTTP ${httpStatus} with ${typeof body === 'string' ? 'text' : 'an envelope'} never shows its message`, async () => {
+			const { json, byName } = await echoingService(
+				httpStatus,
+				typeof body === 'string' ? body : JSON.stringify(body),
+			);
+			expect(JSON.stringify(json)).not.toContain('sk_live');
+			const read = httpStatus === 200 ? 'NGN wallet' : 'Keys and base URL';
+			expect(byName[read].seen).toContain(`refused the request (${said} characters, not shown))`);
+			expect(byName['Templates'].seen).toContain(said);
+		});
+	}
+
+	it('shows currencies and balances only where they cannot be a key', () => {
+		const item = walletCheck({
+			value: { kind: 'unchecked', why: `the service lists no NGN wallet (only ${KEY})` },
+			answers: [
+				{
+					path: '/v2/transactions/wallets',
+					httpStatus: 200,
+					headers: {},
+					body: {
+						statusCode: '00',
+						data: [
+							{ balance: KEY, currency: KEY },
+							{ balance: '7', currency: 'USD' },
+						],
+					},
+					ms: 3,
+				},
+			],
+		});
+		expect(item.seen).toBe(
+			'Wallets: (40 characters, not shown), USD. The service lists no NGN wallet. Differs from the spec: balances come as text, e.g. (40 characters, not shown), not numbers; a currency is not three capital letters.',
+		);
 	});
 });

@@ -10,7 +10,7 @@ import type { CheckItem } from './types';
 /** Text shown as it came only when it is plain words: a body that names a key or a token must not reach the output. */
 const PLAIN_WORDS = /^[A-Za-z][A-Za-z .,'!()-]{0,59}$/;
 
-const quoted = (text: string) =>
+export const quoted = (text: string) =>
 	PLAIN_WORDS.test(text.trim()) ? `"${text.trim()}"` : `(${text.length} characters, not shown)`;
 
 function parsed(body: unknown): unknown {
@@ -35,6 +35,12 @@ const envelopeCode = (body: unknown): string | undefined => {
 		: undefined;
 };
 
+/** An envelope's code and message (when it is text), as describeBody shows them. */
+export function describeRefusal(code: string, message: unknown): string {
+	const shownCode = /^\w{1,10}$/.test(code) ? `"${code}"` : quoted(code);
+	return `code ${shownCode}${typeof message === 'string' ? `, message ${quoted(message)}` : ''}`;
+}
+
 /** A body in plain words: its shape, with only the parts that cannot be a secret. */
 export function describeBody(body: unknown): string {
 	const value = parsed(body);
@@ -43,8 +49,7 @@ export function describeBody(body: unknown): string {
 	const code = envelopeCode(value);
 	if (code !== undefined) {
 		const { message } = value as { message?: unknown };
-		const shownCode = /^\w{1,10}$/.test(code) ? `"${code}"` : quoted(code);
-		return `a JSON envelope, code ${shownCode}${typeof message === 'string' ? `, message ${quoted(message)}` : ''}`;
+		return `a JSON envelope, ${describeRefusal(code, message)}`;
 	}
 	if (Array.isArray(value)) return 'a JSON list without the envelope';
 	if (typeof value !== 'object') return `the JSON value ${quoted(String(value))}`;

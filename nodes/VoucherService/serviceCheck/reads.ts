@@ -4,7 +4,7 @@ import type { Order } from '../orderTypes';
 import type { WalletCheck } from '../purchase/walletCheck';
 import { formatNaira } from '../shared/money';
 import { templateIdAsSent } from '../shared/validation';
-import { dataOf, describeBody } from './answers';
+import { dataOf, describeBody, describeRefusal, quoted } from './answers';
 import type { CheckItem } from './types';
 
 /*
@@ -27,11 +27,28 @@ export const CHECKS = {
 	countries: 'Countries',
 } as const;
 
-/** The error of a read in plain words: the package's own message, which holds no key. */
+/*
+ * The error of a read in plain words. The transport's messages are the package's own, but
+ * a refusal's repeats the service's message, which may echo a key: it is rebuilt from the
+ * code and the message as describeBody masks them. Any other error is the package refusing
+ * what it read, and its message may quote the answer, so it is masked the same way.
+ */
 function why(error: unknown): string {
+	if (isVoucherApiError(error) && error.kind === 'rejected') {
+		const { serviceCode, serviceMessage, httpCode } = error;
+		const said =
+			serviceCode !== undefined
+				? describeRefusal(serviceCode, serviceMessage)
+				: `HTTP ${httpCode}, text ${serviceMessage === undefined ? 'none' : quoted(serviceMessage)}`;
+		return `the voucher service refused the request (${said})`;
+	}
+	if (isVoucherApiError(error))
+		return error.message.charAt(0).toLowerCase() + error.message.slice(1);
 	const message = error instanceof Error ? error.message : String(error);
-	return message.charAt(0).toLowerCase() + message.slice(1);
+	return `the package refused the answer: ${quoted(message)}`;
 }
+
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** True when the read failed after every retry: the other reads would only wait through the same. */
 export const retriedToTheEnd = (read: Read<unknown>) =>
@@ -135,6 +152,13 @@ export function keysCheck(read: Read<WalletCheck>): CheckItem {
 	return notRead(check, read, 'Fails every call the service refuses this way.');
 }
 
+/** A balance that is not a number, shown only where it cannot be a key. */
+function balanceExample(balance: unknown): string {
+	if (typeof balance === 'string')
+		return `, e.g. ${/^[-+\d\s,.]{1,20}$/.test(balance) ? `"${balance}"` : quoted(balance)}`;
+	return typeof balance === 'object' && balance !== null ? '' : `, e.g. ${String(balance ?? null)}`;
+}
+
 /** Where the wallets differ from the spec's { balance: number, currency: three letters }, one example each. */
 function walletShape(data: unknown): string[] {
 	if (!Array.isArray(data)) return ['the wallets are not a list'];
@@ -150,16 +174,20 @@ function walletShape(data: unknown): string[] {
 		const { balance, currency } = wallet;
 		if (typeof balance !== 'number') {
 			const type = typeof balance === 'string' ? 'text' : String(typeof balance);
-			add(
-				type,
-				`balances come as ${type}, e.g. ${JSON.stringify(balance ?? null).slice(0, 20)}, not numbers`,
-			);
+			add(type, `balances come as ${type}${balanceExample(balance)}, not numbers`);
 		}
 		if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
 			add('currency', 'a currency is not three capital letters');
 		}
 	}
 	return [...problems.values()];
+}
+
+/** A wallet's currency as it came only when it is letters: the rest is masked. */
+function shownCurrency(currency: unknown): string {
+	if (typeof currency === 'string')
+		return /^[A-Za-z]{1,10}$/.test(currency) ? currency : quoted(currency);
+	return typeof currency === 'object' && currency !== null ? '(not text)' : String(currency);
 }
 
 const currencies = (data: unknown) =>
@@ -170,14 +198,14 @@ export function walletCheck(read: Read<WalletCheck>): CheckItem {
 	const data = dataOf(lastAnswer(read, WALLETS_PATH)?.body);
 	const shape = walletShape(data);
 	const differs = shape.length > 0 ? ` Differs from the spec: ${shape.join('; ')}.` : '';
-	const listed = `Wallets: ${currencies(data).map(String).join(', ') || 'none'}.`;
+	const listed = `Wallets: ${currencies(data).map(shownCurrency).join(', ') || 'none'}.`;
 	if ('error' in read && walletsAnswered(read)) {
 		// The wallet check itself refused what it read (a balance it cannot read, say).
 		const { description } = read.error as { description?: unknown };
 		return {
 			check,
 			result: 'failed',
-			seen: `${listed} ${read.error instanceof Error ? read.error.message : String(read.error)}.${differs}`,
+			seen: `${listed} ${sentence(why(read.error))}.${differs}`,
 			whatThePackageDoes:
 				typeof description === 'string' && description
 					? description
@@ -202,7 +230,8 @@ export function walletCheck(read: Read<WalletCheck>): CheckItem {
 		return {
 			check,
 			result: hasNgn ? 'warning' : 'failed',
-			seen: `${listed} ${wallet.why.charAt(0).toUpperCase()}${wallet.why.slice(1)}.${differs}`,
+			// Without an NGN wallet, wallet.why names the service's currencies unmasked.
+			seen: `${listed} ${hasNgn ? sentence(wallet.why) : 'The service lists no NGN wallet'}.${differs}`,
 			whatThePackageDoes:
 				'Orders are priced in Naira. Check Wallet Balance First cannot compare, so a run goes on without it and a hint says why.',
 		};
@@ -234,7 +263,7 @@ export function unknownOrderCheck(reference: string, read: Read<Order | undefine
 		return {
 			check,
 			result: 'failed',
-			seen: `${seen} It was read as order ${String(read.value?.orderNumber)}.`,
+			seen: `${seen} It was read as order ${quoted(String(read.value?.orderNumber))}.`,
 			whatThePackageDoes:
 				'Takes this answer for an existing order: a create whose answer was lost would be reported as bought. Do not go live against this service.',
 		};

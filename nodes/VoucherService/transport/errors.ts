@@ -21,6 +21,9 @@ export class VoucherApiError extends NodeApiError {
 
 	readonly serviceCode?: string;
 
+	/** The service's own words: may echo anything sent, so never shown unmasked. */
+	readonly serviceMessage?: string;
+
 	readonly retryAfterMs?: number;
 
 	constructor(
@@ -49,6 +52,7 @@ export class VoucherApiError extends NodeApiError {
 		});
 		this.kind = details.kind;
 		this.serviceCode = details.serviceCode;
+		this.serviceMessage = details.serviceMessage;
 		this.retryAfterMs = details.retryAfterMs;
 	}
 
