@@ -43,8 +43,10 @@ export function commitOrder(
 	issuer: Issuer,
 	type: OrderType,
 	req: OrderRequest,
+	acceptDuplicates = false,
 ): CommitResult {
-	if (state.orders.has(req.reference)) return { kind: 'duplicate' };
+	// Accepted, a duplicate replaces the order under its reference; the ledger keeps both debits.
+	if (!acceptDuplicates && state.orders.has(req.reference)) return { kind: 'duplicate' };
 	const chargeKobo = req.amountKobo - Math.floor((req.amountKobo * req.discountPercent) / 100);
 	const neededKobo = chargeKobo * req.count;
 	const available = balanceKobo(state.ledger);

@@ -11,6 +11,7 @@ export interface ApiContext {
 	state: SandboxState;
 	issuer: Issuer;
 	orderNotFoundHttpStatus(): number;
+	acceptDuplicateReferences(): boolean;
 	templates(): Array<{ id: string; name: string; screenshotUrl: string }>;
 	/** The currencies GET /v2/transactions/wallets lists, in order; NGN ones follow the ledger. */
 	walletCurrencies(): string[];
@@ -43,7 +44,13 @@ function createOrder(ctx: ApiContext, type: OrderType, req: ApiRequest): Reply {
 	if (!req.isJson) return fault(400, '05', 'Request body must be valid JSON');
 	try {
 		const parsed = parseOrderRequest(type, req.body);
-		const result = commitOrder(ctx.state, ctx.issuer, type, parsed);
+		const result = commitOrder(
+			ctx.state,
+			ctx.issuer,
+			type,
+			parsed,
+			ctx.acceptDuplicateReferences(),
+		);
 		if (result.kind === 'duplicate') return fault(400, '09', 'Order reference already exists');
 		if (result.kind === 'insufficient') return fault(400, '51', 'Insufficient wallet balance');
 		ctx.onCommitted(result.order);
