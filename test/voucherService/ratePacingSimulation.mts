@@ -19,7 +19,7 @@ export interface SimulatedRun {
  * The time a limit needs to admit `admitted` requests from the first one on, sent at `firstAt`
  * (a fixed window's grid is on the clock, so its first window may be partly gone).
  */
-export function floorMs(
+function floorMs(
 	{ kind, requests, seconds }: RateLimitOptions,
 	admitted: number,
 	firstAt: number,
