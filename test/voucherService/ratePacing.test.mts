@@ -119,7 +119,7 @@ describe('rate pacing', () => {
 		expect(p.pacer.nextSendAt()).toBe(NOW + 5_000);
 		p.tick(2_900);
 		for (let i = 0; i < 3; i++) p.send();
-		expect(p.pacer.nextSendAt()).toBe(NOW + 8_000); // 3 per 3 s, learnt
+		expect(p.pacer.nextSendAt()).toBe(NOW + 5_000 + 3_000 * 1.02); // 3 per 3 s, learnt, and a margin
 	});
 
 	it('with no hint, probes alone after a wait that grows while refused, and learns from the admission', () => {

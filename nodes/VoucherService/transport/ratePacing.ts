@@ -104,6 +104,12 @@ const MAX_PROBE_MS = 60_000;
  */
 const CLEAN_CYCLES_TO_GROW = 6;
 
+/*
+ * A learnt period is waited this much longer: a cycle a few ms early (our clock, the network)
+ * is refused, and a Retry-After in whole seconds then costs up to a second.
+ */
+const PERIOD_MARGIN = 1.02;
+
 /**
  * Paces one node execution's requests by time, beside AdaptiveConcurrency's limit on requests
  * in flight. Until the service refuses or tells a limit it costs nothing. Then it keeps to
@@ -136,9 +142,6 @@ export class RatePacing {
 
 	/** Where the current cycle started: a resumption, or the first send (which tells no period). */
 	private cycleStart?: { at: number; resumed: boolean };
-
-	/** The start of the last cycle that had an admission: a period is measured from there. */
-	private admittingStart?: { at: number; resumed: boolean };
 
 	/** The first sequence of the current cycle: answers to older requests count for none. */
 	private cycleFirstSequence = 1;
@@ -173,7 +176,7 @@ export class RatePacing {
 			at = Math.max(at, this.allowanceResetAt);
 		const { periodMs } = this.cycle ?? {};
 		if (periodMs !== undefined && this.cycleStart && this.sentInCycle >= this.cycle!.budget)
-			at = Math.max(at, this.cycleStart.at + periodMs);
+			at = Math.max(at, this.cycleStart.at + periodMs * PERIOD_MARGIN);
 		return at;
 	}
 
@@ -190,7 +193,8 @@ export class RatePacing {
 		}
 		this.cycleStart ??= { at: now, resumed: false };
 		const { periodMs } = this.cycle ?? {};
-		if (periodMs !== undefined && now >= this.cycleStart.at + periodMs) this.nextCycle(now);
+		if (periodMs !== undefined && now >= this.cycleStart.at + periodMs * PERIOD_MARGIN)
+			this.nextCycle(now);
 		this.sentInCycle++;
 		const sequence = ++this.sent;
 		// Probing: for a resumption, or for the period once the budget is out.
@@ -214,7 +218,7 @@ export class RatePacing {
 			this.refusingSince = undefined;
 			this.probeMs = FIRST_PROBE_MS;
 			if (this.awaitingResumption && ofThisCycle) this.resume(sequence, sentAt);
-			else if (ofThisCycle && this.admittedInCycle++ === 0) this.admittingStart = this.cycleStart;
+			else if (ofThisCycle) this.admittedInCycle++;
 			return;
 		}
 		this.refusingSince ??= now;
@@ -249,8 +253,7 @@ export class RatePacing {
 	 */
 	private endCycle(next: number, nextSequence = this.sent + 1): void {
 		const budget = this.admittedInCycle || this.cycle?.budget || 1;
-		// A cycle refused from its start began too early: the period runs from the last that admitted.
-		const start = this.admittedInCycle > 0 ? this.cycleStart : this.admittingStart;
+		const start = this.cycleStart;
 		const periodMs = start?.resumed ? Math.max(1, next - start.at) : this.cycle?.periodMs;
 		this.cycle = { budget, periodMs };
 		this.startCycle(next, true);
@@ -287,7 +290,6 @@ export class RatePacing {
 		this.endCycle(sentAt, sequence);
 		this.sentInCycle = this.sent - sequence + 1;
 		this.admittedInCycle = 1;
-		this.admittingStart = this.cycleStart;
 	}
 
 	private nextCycle(now: number): void {
