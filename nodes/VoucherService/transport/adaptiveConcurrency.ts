@@ -99,9 +99,9 @@ export class AdaptiveConcurrency {
 	/**
 	 * Waits for a free slot and for the rate pacing's time, first come, first served.
 	 * A burst slot skips the ramp, not the ceiling nor the rate: it waits only for the rate
-	 * pacing and for Maximum Concurrency. It is for a bounded window of reads the caller needs all at once. Its answers steer the limit like any other, so a window answered
-	 * fast and clean lets what follows start near that pace instead of ramping up from
-	 * START_LIMIT again.
+	 * pacing and for Maximum Concurrency. It is for a bounded window of reads the caller needs
+	 * all at once. Its answers steer the limit like any other, so a window answered fast and
+	 * clean lets what follows start near that pace instead of ramping up from START_LIMIT again.
 	 */
 	async acquire(burst = false): Promise<Slot> {
 		if (burst && this.inFlight < this.maxLimit && this.timeToSend()) return this.take();

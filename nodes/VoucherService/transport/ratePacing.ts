@@ -159,8 +159,8 @@ export class RatePacing {
 
 	private probeMs = FIRST_PROBE_MS;
 
-	/** The single probe in flight, while no other request may go. */
-	private probeInFlight?: number;
+	/** The single probe in flight, while no other request may go (at most MAX_PROBE_MS). */
+	private probeInFlight?: { sequence: number; sentAt: number };
 
 	private retryAfterSeen = false;
 
@@ -170,8 +170,8 @@ export class RatePacing {
 
 	/** The earliest time the next request may be sent. */
 	nextSendAt(): number {
-		if (this.probeInFlight !== undefined) return Infinity;
 		let at = this.pausedUntil;
+		if (this.probeInFlight) at = Math.max(at, this.probeInFlight.sentAt + MAX_PROBE_MS);
 		if (this.allowance !== undefined && this.allowance <= 0)
 			at = Math.max(at, this.allowanceResetAt);
 		const { periodMs } = this.cycle ?? {};
@@ -200,7 +200,7 @@ export class RatePacing {
 		// Probing: for a resumption, or for the period once the budget is out.
 		const periodUnknown =
 			this.cycle && periodMs === undefined && this.sentInCycle > this.cycle.budget;
-		if (this.awaitingResumption || periodUnknown) this.probeInFlight = sequence;
+		if (this.awaitingResumption || periodUnknown) this.probeInFlight = { sequence, sentAt: now };
 		return sequence;
 	}
 
@@ -210,7 +210,7 @@ export class RatePacing {
 	 */
 	onAnswer(sequence: number, sentAt: number, outcome: Outcome, hints: RateHints = {}): void {
 		const now = this.now();
-		if (this.probeInFlight === sequence) this.probeInFlight = undefined;
+		if (this.probeInFlight?.sequence === sequence) this.probeInFlight = undefined;
 		this.readWindow(sequence, hints);
 		if (outcome === 'failed') return;
 		const ofThisCycle = sequence >= this.cycleFirstSequence;
