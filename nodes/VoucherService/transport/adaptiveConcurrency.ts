@@ -20,6 +20,9 @@ export const START_LIMIT = 16;
 const LATENCY_FACTOR = 2;
 const LATENCY_SLACK_MS = 100;
 
+/** The longest a waiting request sleeps before the pacing is looked at again. */
+const WAKE_CHECK_MS = 1_000;
+
 /** What one request's outcome says about the service's load. */
 export interface Answer {
 	/** 5xx or no answer at all. */
@@ -188,14 +191,15 @@ export class AdaptiveConcurrency {
 
 	/**
 	 * Wakes the waiting requests when the rate pacing's wait ends: no answer may arrive to do
-	 * it. An answer can bring that time forward, so an earlier wake replaces a later one.
+	 * it. An answer can bring that time forward, so an earlier wake replaces a later one, and
+	 * a wake looks again at least every WAKE_CHECK_MS, so none can be missed for long.
 	 */
 	private scheduleWake(): void {
-		const at = this.rate.nextSendAt();
-		const pause = at - this.now();
-		if (pause <= 0 || at >= this.wakeAt || this.waiting.length === 0) return;
+		const now = this.now();
+		const at = Math.min(this.rate.nextSendAt(), now + WAKE_CHECK_MS);
+		if (at <= now || at >= this.wakeAt || this.waiting.length === 0) return;
 		this.wakeAt = at;
-		void sleep(pause).then(() => {
+		void sleep(at - now).then(() => {
 			if (this.wakeAt === at) this.wakeAt = Infinity;
 			this.dispatch();
 		});
