@@ -1,7 +1,7 @@
 import { TEMPLATES } from './catalog.mts';
 import { DEFAULT_DIALECT, dialectProblem, resolveDialect } from './dialect.mts';
 import type { Dialect } from './dialect.mts';
-import type { FaultOptions, SandboxOptions, WebhookTarget } from './types.mts';
+import type { FaultOptions, RateLimitOptions, SandboxOptions, WebhookTarget } from './types.mts';
 
 export type ResolvedOptions = Required<Omit<SandboxOptions, 'faults' | 'dialect'>> & {
 	faults: FaultOptions;
@@ -15,6 +15,8 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	processingDelayMs: 1500,
 	latencyMs: 0,
 	rateLimitPerSecond: 0,
+	rateLimit: null,
+	acceptDuplicateReferences: false,
 	faults: {},
 	webhooks: [],
 	dialect: DEFAULT_DIALECT,
@@ -71,6 +73,21 @@ function checkFaults(f: FaultOptions): void {
 	);
 }
 
+function isRateLimit(v: unknown): boolean {
+	const r = v as RateLimitOptions;
+	return (
+		typeof r === 'object' &&
+		r !== null &&
+		Object.keys(r).every((key) => ['kind', 'requests', 'seconds', 'signal'].includes(key)) &&
+		(r.kind === 'tokenBucket' || r.kind === 'fixedWindow') &&
+		isNumber(r.requests) &&
+		r.requests > 0 &&
+		isNumber(r.seconds) &&
+		r.seconds > 0 &&
+		['retryAfter', 'xRateLimit', 'rateLimit', 'none'].includes(r.signal)
+	);
+}
+
 function checkWebhook(t: WebhookTarget, i: number): void {
 	check(typeof t === 'object' && t !== null, `webhooks[${i}] must be an object`);
 	check(
@@ -123,6 +140,15 @@ export function applyOptions(
 			case 'rateLimitPerSecond':
 			case 'initialBalanceNgn':
 				check(isNumber(v) && v >= 0, `${key} must be a number >= 0`);
+				break;
+			case 'rateLimit':
+				check(
+					v === null || isRateLimit(v),
+					'rateLimit must be null or { kind: tokenBucket | fixedWindow, requests > 0, seconds > 0, signal: retryAfter | xRateLimit | rateLimit | none }',
+				);
+				break;
+			case 'acceptDuplicateReferences':
+				check(typeof v === 'boolean', 'acceptDuplicateReferences must be a boolean');
 				break;
 			case 'deliveryTimeoutMs':
 				check(isNumber(v) && v > 0, 'deliveryTimeoutMs must be a number > 0');

@@ -43,9 +43,11 @@ export function commitOrder(
 	issuer: Issuer,
 	type: OrderType,
 	req: OrderRequest,
+	acceptDuplicates = false,
 ): CommitResult {
 	const existing = state.orders.get(req.reference);
-	if (existing) return { kind: 'duplicate', existing };
+	// Accepted, a duplicate replaces the order under its reference; the ledger keeps both debits.
+	if (existing && !acceptDuplicates) return { kind: 'duplicate', existing };
 	const chargeKobo = req.amountKobo - Math.floor((req.amountKobo * req.discountPercent) / 100);
 	const neededKobo = chargeKobo * req.count;
 	const available = balanceKobo(state.ledger);

@@ -13,6 +13,7 @@ export interface ApiContext {
 	state: SandboxState;
 	issuer: Issuer;
 	dialect(): Dialect;
+	acceptDuplicateReferences(): boolean;
 	templates(): Array<{ id: string; name: string; screenshotUrl: string }>;
 	/** The currencies GET /v2/transactions/wallets lists, in order; NGN ones follow the ledger. */
 	walletCurrencies(): string[];
@@ -71,7 +72,13 @@ function createOrder(ctx: ApiContext, type: OrderType, req: ApiRequest): Reply {
 	const dialect = ctx.dialect();
 	try {
 		const parsed = parseOrderRequest(type, req.body, dialect);
-		const result = commitOrder(ctx.state, ctx.issuer, type, parsed);
+		const result = commitOrder(
+			ctx.state,
+			ctx.issuer,
+			type,
+			parsed,
+			ctx.acceptDuplicateReferences(),
+		);
 		if (result.kind === 'duplicate') return duplicate(dialect, result.existing);
 		if (result.kind === 'insufficient') return fault(400, '51', 'Insufficient wallet balance');
 		ctx.onCommitted(result.order);

@@ -43,8 +43,18 @@ const loggablePath = (path: string) => path.split('/').slice(0, 4).join('/');
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	let opts = applyOptions(DEFAULT_OPTIONS, options);
 	let rollFault = createFaultRoller(opts.faults);
-	const limiterFor = (perSecond: number) => (perSecond > 0 ? createRateLimiter(perSecond) : null);
-	let rateLimiter = limiterFor(opts.rateLimitPerSecond);
+	const limiter = () =>
+		opts.rateLimit
+			? createRateLimiter(opts.rateLimit)
+			: opts.rateLimitPerSecond > 0
+				? createRateLimiter({
+						kind: 'tokenBucket',
+						requests: opts.rateLimitPerSecond,
+						seconds: 1,
+						signal: 'retryAfter',
+					})
+				: null;
+	let rateLimiter = limiter();
 	const state: SandboxState = {
 		requests: [],
 		orders: new Map(),
@@ -88,7 +98,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			throw new OptionError('host and port cannot change at runtime');
 		opts = applyOptions(opts, patch);
 		if (patch.faults !== undefined) rollFault = createFaultRoller(opts.faults);
-		if (patch.rateLimitPerSecond !== undefined) rateLimiter = limiterFor(opts.rateLimitPerSecond);
+		if (patch.rateLimitPerSecond !== undefined || patch.rateLimit !== undefined)
+			rateLimiter = limiter();
 	}
 
 	function onCommitted(order: SandboxOrder): void {
@@ -132,6 +143,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			time: new Date().toISOString(),
 		};
 		state.requests.push(entry);
+		let limitHeaders: Record<string, string> = {};
 		const finish = (answer: Reply | null) => {
 			const reply =
 				answer?.json === undefined
@@ -142,7 +154,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			} else {
 				entry.status = reply.status;
 				entry.statusCode = (reply.json as { statusCode?: string } | undefined)?.statusCode ?? null;
-				send(res, reply);
+				send(res, { ...reply, headers: { ...reply.headers, ...limitHeaders } });
 			}
 			log(
 				`${method} ${loggablePath(path)} -> ${entry.status ?? 'dropped'} ${entry.statusCode ?? ''}`.trimEnd(),
@@ -150,9 +162,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		};
 
 		if (opts.latencyMs > 0) await sleep(opts.latencyMs);
-		const retryAfter = rateLimiter?.admit() ?? null;
-		if (retryAfter !== null) {
-			return finish(text(429, 'Too Many Requests', { 'retry-after': String(retryAfter) }));
+		if (rateLimiter) {
+			const { admitted, headers } = rateLimiter.admit();
+			limitHeaders = headers;
+			if (!admitted) return finish(text(429, 'Too Many Requests'));
 		}
 		const fault = rollFault(path);
 		entry.fault = fault;
@@ -182,6 +195,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				state,
 				issuer,
 				dialect: () => opts.dialect,
+				acceptDuplicateReferences: () => opts.acceptDuplicateReferences,
 				templates: () => opts.templates,
 				walletCurrencies: () => opts.walletCurrencies,
 				onCommitted,

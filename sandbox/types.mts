@@ -104,6 +104,14 @@ export interface FaultOptions {
 	paths?: string[];
 }
 
+export interface RateLimitOptions {
+	kind: 'tokenBucket' | 'fixedWindow';
+	/** Admitted per `seconds`: a token bucket's burst and refill, or a fixed window's allowance. */
+	requests: number;
+	seconds: number;
+	signal: 'retryAfter' | 'xRateLimit' | 'rateLimit' | 'none';
+}
+
 export interface WebhookTarget {
 	url: string;
 	secret: string;
@@ -117,8 +125,12 @@ export interface SandboxOptions {
 	timeFactor?: number;
 	processingDelayMs?: number;
 	latencyMs?: number;
-	/** Requests per second over which /v2 answers 429 (token bucket, one second of burst); 0 = no limit. */
+	/** Requests per second over which /v2 answers 429 (token bucket, one second of burst); 0 = no limit. Short for `rateLimit: { kind: 'tokenBucket', requests: n, seconds: 1, signal: 'retryAfter' }`. */
 	rateLimitPerSecond?: number;
+	/** A rate limit on /v2 (see rateLimit.mts); when set, it replaces rateLimitPerSecond; null = none. */
+	rateLimit?: RateLimitOptions | null;
+	/** Accept a create under a used reference as a new order (a service that does not check). */
+	acceptDuplicateReferences?: boolean;
 	faults?: FaultOptions;
 	webhooks?: WebhookTarget[];
 	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */

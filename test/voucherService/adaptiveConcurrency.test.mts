@@ -6,10 +6,16 @@ import {
 } from '../../nodes/VoucherService/transport/adaptiveConcurrency';
 import type { Slot } from '../../nodes/VoucherService/transport/adaptiveConcurrency';
 
-/** A pacer on a clock the test moves, with helpers to fill it and answer what is in flight. */
-function pacerOn(maxLimit: number) {
+/**
+ * A pacer on a clock the test moves, with helpers to fill it and answer what is in flight.
+ * Its first request (which goes alone) is already answered, in 10 ms.
+ */
+async function pacerOn(maxLimit: number) {
 	let now = 1_000;
 	const pacer = new AdaptiveConcurrency(maxLimit, () => now);
+	const opening = await pacer.acquire();
+	now += 10;
+	pacer.release(opening, { overloaded: false });
 	const inFlight: Slot[] = [];
 	return {
 		pacer,
@@ -38,8 +44,23 @@ function pacerOn(maxLimit: number) {
 }
 
 describe('adaptive concurrency', () => {
+	it('sends the first request alone: its answer may tell a rate limit before a burst meets it', async () => {
+		let now = 1_000;
+		const pacer = new AdaptiveConcurrency(32, () => now);
+		const granted: Slot[] = [];
+		for (let i = 0; i < 5; i++) void pacer.acquire(i > 2).then((slot) => granted.push(slot));
+		await Promise.resolve();
+		await Promise.resolve();
+		expect(granted).toHaveLength(1);
+		now += 20;
+		pacer.release(granted[0], { overloaded: false });
+		await Promise.resolve();
+		await Promise.resolve();
+		expect(granted).toHaveLength(5);
+	});
+
 	it(`starts at ${START_LIMIT} in flight and doubles per round of fast, clean answers`, async () => {
-		const p = pacerOn(8 * START_LIMIT);
+		const p = await pacerOn(8 * START_LIMIT);
 		expect(await p.ask(1000)).toBe(START_LIMIT);
 		await p.answerAll(20);
 		expect(p.inFlight).toHaveLength(2 * START_LIMIT);
@@ -48,12 +69,12 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('starts at the Maximum Concurrency when that is lower', async () => {
-		const p = pacerOn(3);
+		const p = await pacerOn(3);
 		expect(await p.ask(100)).toBe(3);
 	});
 
 	it('never exceeds the Maximum Concurrency', async () => {
-		const p = pacerOn(6);
+		const p = await pacerOn(6);
 		await p.ask(1000);
 		for (let round = 0; round < 20; round++) await p.answerAll(20);
 		expect(p.inFlight).toHaveLength(6);
@@ -61,7 +82,7 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('halves once per round on 429/5xx, then grows by one per round', async () => {
-		const p = pacerOn(8 * START_LIMIT);
+		const p = await pacerOn(8 * START_LIMIT);
 		await p.ask(1000);
 		await p.answerAll(20);
 		await p.answerAll(20); // 4 × START_LIMIT in flight
@@ -76,7 +97,7 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('treats a round of answers far slower than the fastest seen as overload', async () => {
-		const p = pacerOn(8 * START_LIMIT);
+		const p = await pacerOn(8 * START_LIMIT);
 		await p.ask(1000);
 		await p.answerAll(10); // limit 2 × START_LIMIT, fastest answer 10 ms
 		await p.answerAll(500);
@@ -84,7 +105,7 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('does not halve for one slow answer among fast ones (a busy host, not a busy service)', async () => {
-		const p = pacerOn(32);
+		const p = await pacerOn(32);
 		await p.ask(1000);
 		await p.answerAll(10);
 		await p.answerAll(10); // limit 16
@@ -97,7 +118,7 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('does not grow a limit the node is not using', async () => {
-		const p = pacerOn(32);
+		const p = await pacerOn(32);
 		await p.ask(2);
 		for (let round = 0; round < 5; round++) {
 			await p.answerAll(10);
@@ -107,7 +128,7 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('grants a burst window at once, and a clean burst lets what follows start at its size', async () => {
-		const p = pacerOn(32);
+		const p = await pacerOn(32);
 		expect(await p.ask(32, true)).toBe(32);
 		await p.answerAll(25);
 		// Every request of the window was sent with at least the limit in flight, so each clean
@@ -118,32 +139,34 @@ describe('adaptive concurrency', () => {
 
 	it('grows after a burst no further than the window it tested, plus one', async () => {
 		const window = START_LIMIT + 4;
-		const p = pacerOn(8 * START_LIMIT);
+		const p = await pacerOn(8 * START_LIMIT);
 		expect(await p.ask(window, true)).toBe(window);
 		await p.answerAll(25);
 		expect(p.pacer.currentLimit).toBe(window + 1);
 	});
 
 	it('never lets a burst past Maximum Concurrency', async () => {
-		const p = pacerOn(2);
+		const p = await pacerOn(2);
 		expect(await p.ask(8, true)).toBe(2);
 	});
 
-	it('halves after a burst answered with 429s, and the burst still waits for a Retry-After', async () => {
-		const p = pacerOn(32);
+	it('does not halve on 429s, and a burst still waits for a Retry-After', async () => {
+		const p = await pacerOn(32);
 		expect(await p.ask(8, true)).toBe(8);
 		const [first, ...rest] = p.inFlight.splice(0);
-		p.pacer.release(first, { overloaded: true, retryAfterMs: 1_000 });
-		for (const slot of rest) p.pacer.release(slot, { overloaded: true });
-		expect(p.pacer.currentLimit).toBe(START_LIMIT / 2);
+		p.pacer.release(first, { overloaded: false, refused: true, hints: { retryAfterMs: 1_000 } });
+		for (const slot of rest) p.pacer.release(slot, { overloaded: false, refused: true });
+		expect(p.pacer.currentLimit).toBe(START_LIMIT);
 		expect(await p.ask(1, true)).toBe(0);
+		p.tick(1_000);
+		expect(await p.ask(1, true)).toBe(1);
 	});
 
 	it('holds every new request back until a Retry-After has passed', async () => {
 		const pacer = new AdaptiveConcurrency(32);
 		const first = await pacer.acquire();
 		const pausedAt = Date.now();
-		pacer.release(first, { overloaded: true, retryAfterMs: 150 });
+		pacer.release(first, { overloaded: false, refused: true, hints: { retryAfterMs: 150 } });
 		await pacer.acquire();
 		expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(145);
 	});

@@ -3,7 +3,7 @@ import type { INode } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
 import { asNodeError, isVoucherApiError } from '../transport/errors';
-import { backoffDelay, CREATE_RETRY, wait } from '../transport/retry';
+import { backoffDelay, CREATE_RETRY, RATE_LIMIT_PATIENCE_MS, wait } from '../transport/retry';
 import type { CreateSettings, IfReferenceExists, OrderResult, PlannedOrder } from '../orderTypes';
 import { findOrder, readOrder, waitForTerminalStatus } from './orderLookup';
 import { checkFoundOrder, orderDifferences } from './orderMatch';
@@ -154,14 +154,30 @@ async function lookUpAfterUnclearCreate(
 	}
 }
 
+/** The service refused a create over its rate limit for the whole patience: nothing was bought. */
+function notBoughtRateLimited(client: VoucherApiClient, itemIndex: number, reference: string) {
+	return new NodeOperationError(
+		client.node,
+		`Item ${itemIndex}: order "${reference}" was not bought: the voucher service is rate limiting (HTTP 429)`,
+		{
+			itemIndex,
+			description: `It refused every request for ${RATE_LIMIT_PATIENCE_MS / 60_000} minutes. A refused request is not processed, so nothing was bought, and the row is safe to run again, with the same Reference.`,
+		},
+	);
+}
+
 /**
  * Creates an order so that no retry can ever create a second one. The service has no
  * idempotency key, only the client's unique reference, so whenever the outcome of a
- * create is unclear (timeout, reset, 5xx, 429, or any refusal such as a duplicate
+ * create is unclear (timeout, reset, 5xx, or any refusal such as a duplicate
  * reference) the reference is looked up first:
  * - found: that order is returned if it is this request (see orderMatch.ts), marked
  *   alreadyExisted only when the first attempt was refused; an order that differs is an error;
  * - not found (`04`): a transient failure is retried with backoff, a refusal is reported.
+ * A 429 is not unclear: the service refuses it before processing, so the transport sends it
+ * again itself, with no look-up and no attempt used. It reaches here only when the service
+ * kept refusing for RATE_LIMIT_PATIENCE_MS; then nothing was bought, unless an earlier
+ * attempt of this create was unclear.
  */
 async function createOrderSafely(
 	client: VoucherApiClient,
@@ -169,6 +185,7 @@ async function createOrderSafely(
 	ifReferenceExists: IfReferenceExists,
 ): Promise<OrderResult> {
 	const { reference } = request.body;
+	let unclearBefore = false;
 	for (let attempt = 1; ; attempt++) {
 		let answer: unknown;
 		try {
@@ -185,6 +202,16 @@ async function createOrderSafely(
 			if (!isVoucherApiError(error) || error.kind === 'auth' || error.kind === 'notFound') {
 				throw asNodeError(client.node, error);
 			}
+			if (error.kind === 'rateLimited') {
+				if (!unclearBefore) throw notBoughtRateLimited(client, itemIndex, reference);
+				throw outcomeUnknown(
+					client,
+					itemIndex,
+					reference,
+					`An earlier attempt got no clear answer, and the service then refused every request for ${RATE_LIMIT_PATIENCE_MS / 60_000} minutes (HTTP 429).`,
+				);
+			}
+			unclearBefore ||= error.outcomeUnknown;
 			const existing = await lookUpAfterUnclearCreate(client, reference, itemIndex, error);
 			if (existing) {
 				const match = checkFoundOrder(client.node, { itemIndex, request }, existing);
@@ -206,7 +233,7 @@ async function createOrderSafely(
 			if (error.kind === 'rejected' || attempt >= CREATE_RETRY.attempts) {
 				throw asNodeError(client.node, error);
 			}
-			await wait(error.retryAfterMs ?? backoffDelay(CREATE_RETRY, attempt));
+			await wait(backoffDelay(CREATE_RETRY, attempt));
 			continue;
 		}
 		return { order: createdOrder(client, { itemIndex, request }, answer), alreadyExisted: false };

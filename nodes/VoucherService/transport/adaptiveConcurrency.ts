@@ -1,5 +1,8 @@
 import { sleep } from 'n8n-workflow';
 
+import { RatePacing } from './ratePacing';
+import type { RateHints } from './ratePacing';
+
 /**
  * Requests allowed in flight before the service has answered anything. Half the default
  * ceiling: a start of 4 cost a 100-row run a quarter of its time and drew no fewer 429s from a
@@ -17,12 +20,17 @@ export const START_LIMIT = 16;
 const LATENCY_FACTOR = 2;
 const LATENCY_SLACK_MS = 100;
 
+/** The longest a waiting request sleeps before the pacing is looked at again. */
+const WAKE_CHECK_MS = 1_000;
+
 /** What one request's outcome says about the service's load. */
 export interface Answer {
-	/** 429, 5xx or no answer at all. */
+	/** 5xx or no answer at all. */
 	overloaded: boolean;
-	/** The service asked for a pause (Retry-After). */
-	retryAfterMs?: number;
+	/** HTTP 429: the rate pacing, not the limit on requests in flight, answers it. */
+	refused?: boolean;
+	/** What the answer's headers said about the rate limit. */
+	hints?: RateHints;
 }
 
 /** A permit for one request; hand it back with release(). */
@@ -31,16 +39,18 @@ export interface Slot {
 	readonly startedAt: number;
 	/** Requests in flight, this one included, when it was sent. */
 	readonly inFlightAtStart: number;
+	/** The rate pacing's number for it. */
+	readonly rateSequence: number;
 }
 
 /**
  * Paces the HTTP requests of one node execution, in the style of TCP congestion control:
  * the limit on requests in flight starts at START_LIMIT and doubles per round of clean,
  * fast answers until the first sign of overload (slow start), then grows by one per
- * round (additive increase). A 429, a 5xx, a network error or an answer much slower
- * than the fastest seen halves it at once (multiplicative decrease), at most once per
- * round, and a Retry-After holds every new request back until it has passed.
- * It never exceeds `maxLimit`, the user's Maximum Concurrency.
+ * round (additive increase). A 5xx, a network error or an answer much slower than the
+ * fastest seen halves it at once (multiplicative decrease), at most once per round.
+ * It never exceeds `maxLimit`, the user's Maximum Concurrency. Every request also waits
+ * for the RatePacing's time, which answers 429s: a rate limit is not a full service.
  */
 export class AdaptiveConcurrency {
 	private limit: number;
@@ -49,9 +59,10 @@ export class AdaptiveConcurrency {
 
 	private readonly waiting: Array<(slot: Slot) => void> = [];
 
-	private pausedUntil = 0;
+	/** When the scheduled wake fires; Infinity when none is. */
+	private wakeAt = Infinity;
 
-	private wakeScheduled = false;
+	private answered = false;
 
 	private slowStart = true;
 
@@ -68,11 +79,14 @@ export class AdaptiveConcurrency {
 	/** Moving average of recent clean answers' latency, weighted so a round of answers dominates it. */
 	private recentLatencyMs?: number;
 
+	private readonly rate: RatePacing;
+
 	constructor(
 		readonly maxLimit: number,
 		private readonly now: () => number = Date.now,
 	) {
 		this.limit = Math.min(START_LIMIT, maxLimit);
+		this.rate = new RatePacing(now);
 	}
 
 	/** The current limit on requests in flight. */
@@ -80,15 +94,20 @@ export class AdaptiveConcurrency {
 		return this.limit;
 	}
 
+	/** How long the service has admitted none of these requests, 0 while it admits. */
+	refusedForMs(): number {
+		return this.rate.refusedForMs();
+	}
+
 	/**
-	 * Waits for a free slot (and for any Retry-After pause to pass), first come, first served.
-	 * A burst slot skips the ramp, not the ceiling: it waits only for a pause and for
-	 * Maximum Concurrency. It is for a bounded window of reads the caller needs all at once. Its answers steer the limit like any other, so a window answered
-	 * fast and clean lets what follows start near that pace instead of ramping up from
-	 * START_LIMIT again.
+	 * Waits for a free slot and for the rate pacing's time, first come, first served.
+	 * A burst slot skips the ramp, not the ceiling nor the rate: it waits only for the rate
+	 * pacing and for Maximum Concurrency. It is for a bounded window of reads the caller needs
+	 * all at once. Its answers steer the limit like any other, so a window answered fast and
+	 * clean lets what follows start near that pace instead of ramping up from START_LIMIT again.
 	 */
 	async acquire(burst = false): Promise<Slot> {
-		if (burst && this.inFlight < this.maxLimit && this.now() >= this.pausedUntil) return this.take();
+		if (burst && this.inFlight < this.maxLimit && this.timeToSend()) return this.take();
 		if (this.waiting.length === 0 && this.canStart()) return this.take();
 		const granted = new Promise<Slot>((resolve) => this.waiting.push(resolve));
 		this.scheduleWake();
@@ -97,10 +116,12 @@ export class AdaptiveConcurrency {
 
 	release(slot: Slot, answer: Answer): void {
 		this.inFlight--;
+		this.answered = true;
 		const now = this.now();
 		const latency = now - slot.startedAt;
-		if (answer.retryAfterMs)
-			this.pausedUntil = Math.max(this.pausedUntil, now + answer.retryAfterMs);
+		const outcome = answer.refused ? 'refused' : answer.overloaded ? 'failed' : 'admitted';
+		this.rate.onAnswer(slot.rateSequence, slot.startedAt, outcome, answer.hints);
+		if (answer.refused) return this.dispatch();
 		if (!answer.overloaded) this.observeLatency(slot, latency);
 		const slow =
 			(this.recentLatencyMs ?? 0) > LATENCY_FACTOR * this.minLatencyMs + LATENCY_SLACK_MS;
@@ -142,12 +163,25 @@ export class AdaptiveConcurrency {
 	}
 
 	private canStart(): boolean {
-		return this.inFlight < this.limit && this.now() >= this.pausedUntil;
+		return this.inFlight < this.limit && this.timeToSend();
+	}
+
+	/**
+	 * The first request goes alone: its answer may tell a rate limit (Remaining/Reset) before
+	 * a burst meets it. Costs one round trip per execution.
+	 */
+	private timeToSend(): boolean {
+		return (this.answered || this.inFlight === 0) && this.now() >= this.rate.nextSendAt();
 	}
 
 	private take(): Slot {
 		this.inFlight++;
-		return { sequence: ++this.started, startedAt: this.now(), inFlightAtStart: this.inFlight };
+		return {
+			sequence: ++this.started,
+			startedAt: this.now(),
+			inFlightAtStart: this.inFlight,
+			rateSequence: this.rate.onSend(),
+		};
 	}
 
 	private dispatch(): void {
@@ -155,13 +189,18 @@ export class AdaptiveConcurrency {
 		this.scheduleWake();
 	}
 
-	/** Wakes the waiting requests when a pause ends: no answer may arrive to do it. */
+	/**
+	 * Wakes the waiting requests when the rate pacing's wait ends: no answer may arrive to do
+	 * it. An answer can bring that time forward, so an earlier wake replaces a later one, and
+	 * a wake looks again at least every WAKE_CHECK_MS, so none can be missed for long.
+	 */
 	private scheduleWake(): void {
-		const pause = this.pausedUntil - this.now();
-		if (this.wakeScheduled || pause <= 0 || this.waiting.length === 0) return;
-		this.wakeScheduled = true;
-		void sleep(pause).then(() => {
-			this.wakeScheduled = false;
+		const now = this.now();
+		const at = Math.min(this.rate.nextSendAt(), now + WAKE_CHECK_MS);
+		if (at <= now || at >= this.wakeAt || this.waiting.length === 0) return;
+		this.wakeAt = at;
+		void sleep(at - now).then(() => {
+			if (this.wakeAt === at) this.wakeAt = Infinity;
 			this.dispatch();
 		});
 	}

@@ -9,7 +9,8 @@ import type {
 
 import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { asNodeError, VoucherApiError } from './errors';
-import { backoffDelay, parseRetryAfter, READ_RETRY, wait } from './retry';
+import { readRateHints } from './ratePacing';
+import { backoffDelay, RATE_LIMIT_PATIENCE_MS, READ_RETRY, wait } from './retry';
 import { API_CREDENTIAL } from '../../voucherServiceApi/credentials';
 
 /** The service answers every call with this envelope; `00` means success. */
@@ -119,8 +120,21 @@ export class VoucherApiClient {
 		return await this.settings;
 	}
 
-	/** One attempt. Resolves with the envelope for any enveloped answer, throws otherwise. */
+	/**
+	 * One attempt. Resolves with the envelope for any enveloped answer, throws otherwise.
+	 * A 429 is sent again after the pacing's wait, until RATE_LIMIT_PATIENCE_MS without an
+	 * admission: the service refused it before processing, so resending cannot do anything
+	 * twice, and the attempt is still to be made.
+	 */
 	async send(call: ApiCall): Promise<Envelope> {
+		for (;;) {
+			const response = await this.sendOnce(call);
+			if (response.statusCode !== 429 || this.pacing.refusedForMs() >= RATE_LIMIT_PATIENCE_MS)
+				return this.toEnvelope(response, call);
+		}
+	}
+
+	private async sendOnce(call: ApiCall): Promise<HttpResponse> {
 		const { baseUrl, credentials } = await this.credentialSettings();
 		const slot = await this.pacing.acquire(call.burst);
 		const started = Date.now();
@@ -154,10 +168,11 @@ export class VoucherApiClient {
 			ms: Date.now() - started,
 		});
 		this.pacing.release(slot, {
-			overloaded: http === 429 || http >= 500,
-			retryAfterMs: http === 429 ? parseRetryAfter(response.headers?.['retry-after']) : undefined,
+			overloaded: http >= 500,
+			refused: http === 429,
+			hints: readRateHints(response.headers),
 		});
-		return this.toEnvelope(response, call);
+		return response;
 	}
 
 	/** A read: sends, unwraps `00` to its data, and retries on transient failures. */
@@ -166,13 +181,11 @@ export class VoucherApiClient {
 			try {
 				return (await this.send(call)).data as T;
 			} catch (error) {
-				const retriable =
-					error instanceof VoucherApiError &&
-					(error.outcomeUnknown || error.kind === 'rateLimited');
+				const retriable = error instanceof VoucherApiError && error.outcomeUnknown;
 				if (!retriable || attempt >= READ_RETRY.attempts) {
 					throw asNodeError(this.node, error);
 				}
-				await wait(error.retryAfterMs ?? backoffDelay(READ_RETRY, attempt));
+				await wait(backoffDelay(READ_RETRY, attempt));
 			}
 		}
 	}
@@ -206,8 +219,9 @@ export class VoucherApiClient {
 			throw fail({
 				kind: 'rateLimited',
 				httpCode: 429,
-				message: 'The voucher service is rate limiting requests (HTTP 429)',
-				retryAfterMs: parseRetryAfter(response.headers?.['retry-after']),
+				message: `The voucher service refused every request for ${RATE_LIMIT_PATIENCE_MS / 60_000} minutes (HTTP 429, rate limited)`,
+				description:
+					'A refused request is not processed, so nothing was done. Run it again once the service admits requests again.',
 			});
 		}
 		if (http >= 500) {

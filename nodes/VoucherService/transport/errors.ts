@@ -5,7 +5,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 export type FailureKind =
 	| 'network' // timeout, reset, refused: the request may or may not have been processed
 	| 'server' // HTTP 5xx
-	| 'rateLimited' // HTTP 429
+	| 'rateLimited' // HTTP 429 for longer than RATE_LIMIT_PATIENCE_MS: refused before processing
 	| 'auth' // HTTP 401 / 403
 	| 'notFound' // HTTP 404 (but `04` where the caller accepts it)
 	| 'unreadable' // an answer that is not the envelope: whether it was processed cannot be told
@@ -24,8 +24,6 @@ export class VoucherApiError extends NodeApiError {
 	/** The service's own words: may echo anything sent, so never shown unmasked. */
 	readonly serviceMessage?: string;
 
-	readonly retryAfterMs?: number;
-
 	constructor(
 		node: INode,
 		details: {
@@ -35,7 +33,6 @@ export class VoucherApiError extends NodeApiError {
 			httpCode?: number;
 			serviceCode?: string;
 			serviceMessage?: string;
-			retryAfterMs?: number;
 			itemIndex?: number;
 		},
 	) {
@@ -53,7 +50,6 @@ export class VoucherApiError extends NodeApiError {
 		this.kind = details.kind;
 		this.serviceCode = details.serviceCode;
 		this.serviceMessage = details.serviceMessage;
-		this.retryAfterMs = details.retryAfterMs;
 	}
 
 	/** True when the request may have been processed although no answer arrived. */

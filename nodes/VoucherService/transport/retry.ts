@@ -14,11 +14,20 @@ export interface BackoffPolicy {
  * practically always answered. Worst case about 20 s of waiting.
  */
 
-/** Reads (GET) are safe to repeat: 5xx, 429 and network errors are retried. */
+/** Reads (GET) are safe to repeat: 5xx and network errors are retried. */
 export const READ_RETRY: BackoffPolicy = { attempts: 10, baseDelayMs: 200, maxDelayMs: 3_000 };
 
 /** A create that certainly did not reach the service is sent again, at most this often. */
 export const CREATE_RETRY: BackoffPolicy = { attempts: 8, baseDelayMs: 200, maxDelayMs: 3_000 };
+
+/*
+ * A 429 is resent after the pacing's wait and uses up no attempt of the budgets above: the
+ * service refused it before processing. A run gives up only once the service has admitted
+ * none of its requests for this long: five one-minute windows (the usual per-minute limit
+ * reopens several times over), yet a spent daily quota fails the rows in minutes instead of
+ * holding the execution for hours.
+ */
+export const RATE_LIMIT_PATIENCE_MS = 5 * 60_000;
 
 /** Longest Retry-After we honour; a longer one is cut so a run cannot hang for hours. */
 const MAX_RETRY_AFTER_MS = 60_000;
