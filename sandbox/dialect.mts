@@ -28,6 +28,8 @@ export interface Dialect {
 	templateIds: 'numeric' | 'opaque';
 	/** How a create with a template that is not the client's is refused: 05 on HTTP 200, or on 400 (the default). */
 	badTemplate: 'envelope200' | 'envelope400';
+	/** A rate limit on /v2: none (the default), or a fixed window answering 429 with no hints. */
+	rateLimit: 'none' | 'fixedWindowNoHints';
 }
 
 const VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
@@ -39,6 +41,7 @@ const VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
 	extraFields: [false, true],
 	templateIds: ['numeric', 'opaque'],
 	badTemplate: ['envelope200', 'envelope400'],
+	rateLimit: ['none', 'fixedWindowNoHints'],
 };
 
 /** The sandbox's own reading: what it answered before dialects existed. */
@@ -51,6 +54,7 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	extraFields: false,
 	templateIds: 'numeric',
 	badTemplate: 'envelope400',
+	rateLimit: 'none',
 });
 
 /**
@@ -71,6 +75,7 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 	extraFields: { extraFields: true },
 	opaqueTemplateIds: { templateIds: 'opaque' },
 	badTemplate200: { badTemplate: 'envelope200' },
+	rateLimitFixedWindow: { rateLimit: 'fixedWindowNoHints' },
 	everythingDifferent: {
 		duplicateReference: 'text409',
 		unknownOrder: 'text404',

@@ -37,6 +37,14 @@ export interface Sandbox {
 
 const INTERNAL_ERROR: Reply = text(500, 'Internal Server Error');
 
+/** The dialect's rate limit: tight enough that a run's first burst is refused, with nothing to learn from but timing. */
+const DIALECT_RATE_LIMIT = {
+	kind: 'fixedWindow',
+	requests: 10,
+	seconds: 1,
+	signal: 'none',
+} as const;
+
 /** Voucher codes travel in the status path; log lines keep only its first segments. */
 const loggablePath = (path: string) => path.split('/').slice(0, 4).join('/');
 
@@ -53,7 +61,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 						seconds: 1,
 						signal: 'retryAfter',
 					})
-				: null;
+				: opts.dialect.rateLimit === 'fixedWindowNoHints'
+					? createRateLimiter(DIALECT_RATE_LIMIT)
+					: null;
 	let rateLimiter = limiter();
 	const state: SandboxState = {
 		requests: [],
@@ -98,7 +108,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			throw new OptionError('host and port cannot change at runtime');
 		opts = applyOptions(opts, patch);
 		if (patch.faults !== undefined) rollFault = createFaultRoller(opts.faults);
-		if (patch.rateLimitPerSecond !== undefined || patch.rateLimit !== undefined)
+		if (
+			patch.rateLimitPerSecond !== undefined ||
+			patch.rateLimit !== undefined ||
+			patch.dialect !== undefined
+		)
 			rateLimiter = limiter();
 	}
 

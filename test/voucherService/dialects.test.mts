@@ -3,7 +3,7 @@
  * every promise, judged from the sandbox's own books, or fails with an error naming the item
  * and the Reference. What the package does under each reading is in docs/api.md.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { readOrder } from '../../nodes/VoucherService/purchase/orderLookup';
@@ -61,6 +61,11 @@ describe.each(Object.entries(DIALECTS))('dialect %s', (_, dialect) => {
 	const rerunSaysAlreadyExisted = dialect.duplicateReference !== 'existingOrder200';
 
 	beforeEach(() => sandbox.configure({ dialect }));
+	/** The 429s this dialect's flows met: under a rate limit, the flows above held through them. */
+	const refused = new Set<object>();
+	afterEach(() => {
+		for (const entry of sandbox.state.requests) if (entry.status === 429) refused.add(entry);
+	});
 
 	it('a download order, then its re-run: one order, re-run buys nothing', async () => {
 		const reference = uniqueReference('dl');
@@ -223,6 +228,10 @@ describe.each(Object.entries(DIALECTS))('dialect %s', (_, dialect) => {
 		} finally {
 			sandbox.configure({ initialBalanceNgn: 50_000_000 });
 		}
+	});
+
+	it('met 429s only under a rate limit', () => {
+		expect(refused.size > 0).toBe(dialect.rateLimit !== undefined);
 	});
 });
 

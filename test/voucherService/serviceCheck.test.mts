@@ -349,6 +349,7 @@ describe.each(Object.entries(DIALECTS))('Service → Check under the %s dialect'
 	it('reports what the package does with the unknown order, the wallet and the templates', async () => {
 		configure({ dialect });
 		const { json, byName } = await runCheck();
+		const refused = sandbox.state.requests.filter((r) => r.status === 429).length;
 		expect(json.map((item) => item.check)).toEqual(NAMES);
 		expectNoSecrets(json);
 
@@ -404,14 +405,13 @@ describe.each(Object.entries(DIALECTS))('Service → Check under the %s dialect'
 			choosable === dropdown.length ? 'ok' : choosable === 0 ? 'failed' : 'warning',
 		);
 
-		for (const name of [
-			'Keys and base URL',
-			'Countries',
-			'Error bodies',
-			'Rate limits',
-			'Answer times',
-		])
+		for (const name of ['Keys and base URL', 'Countries', 'Error bodies', 'Answer times'])
 			expect(byName[name].result, `${name}: ${byName[name].seen}`).toBe('ok');
+		if (dialect.rateLimit === undefined) expect(refused).toBe(0);
+		expect(byName['Rate limits'].result).toBe(refused > 0 ? 'warning' : 'ok');
+		expect(byName['Rate limits'].seen).toMatch(
+			refused > 0 ? new RegExp(`^${refused} of \\d+ answers were HTTP 429`) : /^No HTTP 429/,
+		);
 	});
 });
 
