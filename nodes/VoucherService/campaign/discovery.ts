@@ -37,7 +37,7 @@ import { findOrder } from '../purchase/orderLookup';
  * Cost: highest number + DISCOVERY_MISSES look-ups; a new campaign costs DISCOVERY_MISSES,
  * a 100-order campaign 100 + DISCOVERY_MISSES. Each window (at most DISCOVERY_MISSES
  * references, starting where the last one ended) is read at once, beside the transport's
- * pacing (a burst): these are reads, retried on 429 with Retry-After, and ramping them up
+ * pacing's ramp (a burst; the rate pacing still holds them): these are reads, and ramping them up
  * from the pacing's start would turn one round trip into four, on every run of every
  * campaign. Their answers still steer the pacing, so a window answered cleanly lets the
  * creates start at that pace.

@@ -1,5 +1,6 @@
 import type { ObservedAnswer } from '../transport/client';
 import { isVoucherApiError } from '../transport/errors';
+import { RATE_LIMIT_PATIENCE_MS } from '../transport/retry';
 import type { Order } from '../orderTypes';
 import type { WalletCheck } from '../purchase/walletCheck';
 import { formatNaira } from '../shared/money';
@@ -145,7 +146,10 @@ export function keysCheck(read: Read<WalletCheck>): CheckItem {
 			result: 'failed',
 			seen: `${seen} That was the last attempt.`,
 			whatThePackageDoes:
-				'Retries reads with growing pauses; while the service answers this way, orders fail. Try again later.' +
+				(kind === 'rateLimited'
+					? `Resends a refused request at the pace the service admits, for up to ${RATE_LIMIT_PATIENCE_MS / 60_000} minutes without an admission; then the item fails and nothing is bought.`
+					: 'Retries reads with growing pauses; while the service answers this way, orders fail.') +
+				' Try again later.' +
 				rest,
 		};
 	}

@@ -91,7 +91,7 @@ export const concurrencyOption: INodeProperties = {
 	default: DEFAULT_CONCURRENCY,
 	typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY_LIMIT, numberPrecision: 0 },
 	description:
-		'The most requests in flight at once. The node starts lower and finds the pace the service accepts by itself: it speeds up while answers come back fast and slows down at once on rate limits (HTTP 429), server errors or slow answers. Output order always follows input order.',
+		'The most requests in flight at once. The node starts lower and finds the pace the service accepts by itself: it speeds up while answers come back fast, slows down at once on server errors or slow answers, and keeps to the rate a rate-limited service admits (HTTP 429). Output order always follows input order.',
 };
 
 export const readOptionsField: INodeProperties = {
