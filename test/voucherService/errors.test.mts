@@ -1,3 +1,6 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -95,6 +98,63 @@ describe('each error class becomes a clear error and leaks no key', () => {
 			sandbox.configure({ faults: {} });
 		}
 	});
+});
+
+describe('a service that echoes the keys in its refusal', () => {
+	// Every answer repeats the Basic credentials it received, decoded, as a real gateway's
+	// "invalid key …" message might: as an envelope (HTTP 200 and 400) and as 409 text.
+	async function echoingService(status: number, asText: boolean) {
+		const server = createServer((req, res) => {
+			const basic = String(req.headers.authorization ?? '').replace(/^Basic /, '');
+			const said = `Invalid key pair ${Buffer.from(basic, 'base64').toString()}`;
+			res.writeHead(status, { 'content-type': asText ? 'text/plain' : 'application/json' });
+			res.end(asText ? said : JSON.stringify({ statusCode: '99', message: said }));
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as AddressInfo;
+		return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+	}
+
+	it.each([
+		[200, false],
+		[400, false],
+		[409, true],
+	])(
+		'HTTP %i (text: %s): the error says what was refused, with the keys withheld',
+		async (status, asText) => {
+			const service = await echoingService(status, asText);
+			try {
+				const wallets = await runVoucher(
+					sandbox,
+					{ resource: 'wallet', operation: 'getAll' },
+					{ credential: { baseUrl: service.url } },
+				);
+				expect(wallets.error?.message).toMatch(
+					/Invalid key pair \[key withheld\]:\[key withheld\]/,
+				);
+				// A create refused so is looked up, and the look-up's refusal is quoted too.
+				const create = await runVoucher(
+					sandbox,
+					{
+						resource: 'order',
+						operation: 'create',
+						reference: uniqueReference('echo'),
+						productCode: 'VCH-DL-1000',
+						amount: 1000,
+						quantity: 1,
+					},
+					{ credential: { baseUrl: service.url } },
+				);
+				expect(create.error?.message).toMatch(/^Item 0: /);
+				for (const result of [wallets, create]) {
+					expect(visibleText(result)).not.toContain(SECRET_KEY_MARKER);
+					expect(visibleText(result)).not.toContain(sandbox.keys.publicKey);
+				}
+			} finally {
+				service.close();
+			}
+		},
+	);
 });
 
 describe('a resource or operation this version does not have', () => {

@@ -89,6 +89,9 @@ export class VoucherApiClient {
 	/** Taken once: n8n-core deep-copies the node on every getNode(). */
 	readonly node: INode;
 
+	/** The credential's keys, to strip from any text of the service's that an error repeats. */
+	private keys: string[] = [];
+
 	/** Told of every attempt; only Service → Check listens, on a client of its own. */
 	observe?: (answer: ObservedAnswer) => void;
 
@@ -104,6 +107,9 @@ export class VoucherApiClient {
 	private async credentialSettings() {
 		this.settings ??= this.context.getCredentials(API_CREDENTIAL).then((data) => {
 			const reference = this.node.credentials?.[API_CREDENTIAL];
+			this.keys = [data.secretKey, data.publicKey]
+				.map((key) => String(key ?? ''))
+				.filter((key) => key.length >= 4);
 			return {
 				// Handed to every request so n8n does not read and decrypt the credential again.
 				credentials: {
@@ -246,7 +252,9 @@ export class VoucherApiClient {
 			// A 4xx says the request was not acted on (a used Reference answered 409, say), so it
 			// is a refusal, not an unclear outcome; only its body is not the envelope.
 			if (http >= 400) {
-				const text = typeof response.body === 'string' ? response.body.trim().slice(0, 200) : '';
+				const text = this.withoutKeys(
+					typeof response.body === 'string' ? response.body.trim().slice(0, 200) : '',
+				);
 				throw fail({
 					kind: 'rejected',
 					httpCode: http,
@@ -264,13 +272,23 @@ export class VoucherApiClient {
 		if (envelope.statusCode === '00' || accepted) {
 			return envelope;
 		}
+		const serviceMessage =
+			envelope.message === null ? undefined : this.withoutKeys(envelope.message);
 		throw fail({
 			kind: 'rejected',
 			httpCode: http,
 			serviceCode: envelope.statusCode,
-			serviceMessage: envelope.message ?? undefined,
-			message: `${refused(call)}: ${envelope.message ?? 'no message'} (code ${envelope.statusCode})`,
+			serviceMessage,
+			message: `${refused(call)}: ${serviceMessage ?? 'no message'} (code ${envelope.statusCode})`,
 		});
+	}
+
+	/**
+	 * The service's own words go into error messages; a service that echoes the request
+	 * (an "invalid key sk_…" message, say) must not put a key there.
+	 */
+	private withoutKeys(text: string): string {
+		return this.keys.reduce((clean, key) => clean.split(key).join('[key withheld]'), text);
 	}
 
 	private networkError(error: unknown, call: ApiCall): VoucherApiError {
