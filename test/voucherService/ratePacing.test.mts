@@ -140,6 +140,30 @@ describe('rate pacing', () => {
 		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
 	});
 
+	it('learns a period of at most a minute from a cycle that ended late', () => {
+		const p = pacerOn();
+		const first = p.send();
+		p.pacer.onAnswer(first.sequence, first.sentAt, 'refused', { retryAfterMs: 1_000 });
+		p.tick(1_000);
+		const slow = p.send(); // the cycle's start; its refusal comes five minutes later
+		p.tick(300_000);
+		p.pacer.onAnswer(slow.sequence, slow.sentAt, 'refused', { retryAfterMs: 60_000 });
+		p.tick(60_000);
+		const next = p.send();
+		p.pacer.onAnswer(next.sequence, next.sentAt, 'admitted');
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now() + 60_000);
+	});
+
+	it('holds requests back at most a minute when the clock is set back', () => {
+		const p = pacerOn();
+		const a = p.send();
+		p.pacer.onAnswer(a.sequence, a.sentAt, 'refused', { retryAfterMs: 2_000 });
+		p.tick(-600_000);
+		expect(p.pacer.nextSendAt()).toBe(p.now() + 60_000);
+		p.tick(60_000);
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+	});
+
 	it('counts how long the service has admitted nothing, and starts again at an admission', () => {
 		const p = pacerOn();
 		const a = p.send();

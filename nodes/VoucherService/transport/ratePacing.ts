@@ -110,6 +110,14 @@ const CLEAN_CYCLES_TO_GROW = 6;
  */
 const PERIOD_MARGIN = 1.02;
 
+/*
+ * The longest the pacing holds requests back, like the longest Retry-After or Reset honoured.
+ * A longer wait comes from a period learnt from a slow cycle (it is only relearnt on a
+ * refusal, so a too-long one could keep every later cycle slow) or from the clock being set
+ * back; either would keep an execution idle for as long, so it is cut to this.
+ */
+const MAX_WAIT_MS = 60_000;
+
 /**
  * Paces one node execution's requests by time, beside AdaptiveConcurrency's limit on requests
  * in flight. Until the service refuses or tells a limit it costs nothing. Then it keeps to
@@ -170,6 +178,14 @@ export class RatePacing {
 
 	/** The earliest time the next request may be sent. */
 	nextSendAt(): number {
+		const at = this.waitEnd();
+		const latest = this.now() + MAX_WAIT_MS;
+		if (at <= latest) return at;
+		this.shiftBack(at - latest);
+		return latest;
+	}
+
+	private waitEnd(): number {
 		let at = this.pausedUntil;
 		if (this.probeInFlight) at = Math.max(at, this.probeInFlight.sentAt + MAX_PROBE_MS);
 		if (this.allowance !== undefined && this.allowance <= 0)
@@ -178,6 +194,14 @@ export class RatePacing {
 		if (periodMs !== undefined && this.cycleStart && this.sentInCycle >= this.cycle!.budget)
 			at = Math.max(at, this.cycleStart.at + periodMs * PERIOD_MARGIN);
 		return at;
+	}
+
+	/** Brings every time the wait runs to earlier by `ms`, so the wait keeps its shape. */
+	private shiftBack(ms: number): void {
+		this.pausedUntil -= ms;
+		this.allowanceResetAt -= ms;
+		if (this.probeInFlight) this.probeInFlight.sentAt -= ms;
+		if (this.cycleStart) this.cycleStart.at -= ms;
 	}
 
 	/** Records a send; returns its sequence, to hand back with the answer. */
@@ -254,7 +278,9 @@ export class RatePacing {
 	private endCycle(next: number, nextSequence = this.sent + 1): void {
 		const budget = this.admittedInCycle || this.cycle?.budget || 1;
 		const start = this.cycleStart;
-		const periodMs = start?.resumed ? Math.max(1, next - start.at) : this.cycle?.periodMs;
+		const periodMs = start?.resumed
+			? Math.min(MAX_WAIT_MS, Math.max(1, next - start.at))
+			: this.cycle?.periodMs;
 		this.cycle = { budget, periodMs };
 		this.startCycle(next, true);
 		this.cycleFirstSequence = nextSequence;
