@@ -1,3 +1,4 @@
+import { sleep } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -169,5 +170,20 @@ describe('adaptive concurrency', () => {
 		pacer.release(first, { overloaded: false, refused: true, hints: { retryAfterMs: 150 } });
 		await pacer.acquire();
 		expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(145);
+	});
+
+	it('serves waiting requests when the rate wait ends between two looks at the clock', async () => {
+		// Every look at this clock moves it on a millisecond, as a real one may between two calls.
+		let now = 1_000;
+		let ticking = false;
+		const pacer = new AdaptiveConcurrency(32, () => (ticking ? now++ : now));
+		const first = await pacer.acquire();
+		pacer.release(first, { overloaded: false, refused: true, hints: { retryAfterMs: 100 } });
+		now = 1_099; // the wait ends at 1_100: acquire() finds it running, the wake it then schedules finds it over
+		ticking = true;
+		const granted = pacer.acquire().then(() => 'granted');
+		ticking = false;
+		const stuck = sleep(1_500).then(() => 'stuck'); // no answer is due to dispatch it
+		expect(await Promise.race([granted, stuck])).toBe('granted');
 	});
 });

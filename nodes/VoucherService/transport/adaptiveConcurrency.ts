@@ -195,9 +195,16 @@ export class AdaptiveConcurrency {
 	 * a wake looks again at least every WAKE_CHECK_MS, so none can be missed for long.
 	 */
 	private scheduleWake(): void {
+		if (this.waiting.length === 0) return;
 		const now = this.now();
 		const at = Math.min(this.rate.nextSendAt(), now + WAKE_CHECK_MS);
-		if (at <= now || at >= this.wakeAt || this.waiting.length === 0) return;
+		if (at <= now) {
+			// The wait ended after canStart() read the clock: nothing else may come to send, a
+			// request in flight does (its release) when none can start yet.
+			if (this.canStart()) this.dispatch();
+			return;
+		}
+		if (at >= this.wakeAt) return;
 		this.wakeAt = at;
 		void sleep(at - now).then(() => {
 			if (this.wakeAt === at) this.wakeAt = Infinity;
