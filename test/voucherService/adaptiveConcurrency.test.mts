@@ -1,11 +1,13 @@
 import { sleep } from 'n8n-workflow';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import {
 	AdaptiveConcurrency,
 	START_LIMIT,
 } from '../../nodes/VoucherService/transport/adaptiveConcurrency';
 import type { Slot } from '../../nodes/VoucherService/transport/adaptiveConcurrency';
+import { readRateHints } from '../../nodes/VoucherService/transport/ratePacing';
+import { createRateLimiter } from '../../sandbox/rateLimit.mts';
 
 /**
  * A pacer on a clock the test moves, with helpers to fill it and answer what is in flight.
@@ -185,5 +187,65 @@ describe('adaptive concurrency', () => {
 		ticking = false;
 		const stuck = sleep(1_500).then(() => 'stuck'); // no answer is due to dispatch it
 		expect(await Promise.race([granted, stuck])).toBe('granted');
+	});
+});
+
+/** A seeded generator: a failing run can be replayed from its seed. */
+function random(seed: number) {
+	return () => {
+		seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+		return seed / 0x7fffffff;
+	};
+}
+
+/*
+ * Whole runs against the sandbox's limiter on fake timers, at random limits, signals,
+ * latencies and Maximum Concurrency, with a clock that sometimes moves on between two looks.
+ * Each row is resent on 429 until admitted; the run must never go over a minute without
+ * sending while rows wait (the longest wait the pacing imposes).
+ */
+describe('adaptive concurrency under random rate limits', () => {
+	afterEach(() => vi.useRealTimers());
+
+	it('always sends again within a minute until every row is admitted', async () => {
+		for (let seed = 1; seed <= 150; seed++) {
+			const r = random(seed);
+			const pick = <T,>(values: readonly T[]) => values[Math.floor(r() * values.length)];
+			vi.useFakeTimers({ now: 1_700_000_000_000 + Math.floor(r() * 10_000) });
+			const limit = {
+				kind: pick(['tokenBucket', 'fixedWindow'] as const),
+				requests: pick([1, 2, 5, 15]),
+				seconds: pick([1, 3]),
+				signal: pick(['retryAfter', 'xRateLimit', 'rateLimit', 'none'] as const),
+			};
+			const limiter = createRateLimiter(limit, () => Date.now());
+			let drift = 0;
+			const pacer = new AdaptiveConcurrency(pick([1, 4, 32]), () => {
+				if (r() < 0.2) drift++;
+				return Date.now() + drift;
+			});
+			const latencyMs = pick([1, 25, 200]);
+			let lastSend = Date.now();
+			const row = async () => {
+				for (;;) {
+					const slot = await pacer.acquire();
+					lastSend = Date.now();
+					const half = () => new Promise((done) => setTimeout(done, latencyMs * r()));
+					await half();
+					const { admitted, headers } = limiter.admit();
+					await half();
+					const hints = readRateHints(headers, Date.now() + drift);
+					pacer.release(slot, { overloaded: false, refused: !admitted, hints });
+					if (admitted) return;
+				}
+			};
+			let done = false;
+			void Promise.all(Array.from({ length: 30 }, row)).then(() => (done = true));
+			while (!done) {
+				await vi.advanceTimersByTimeAsync(100);
+				if (Date.now() - lastSend > 61_000)
+					throw new Error(`seed ${seed}: nothing sent for a minute, ${JSON.stringify(limit)}`);
+			}
+		}
 	});
 });
