@@ -76,6 +76,16 @@ export const WORKER_SETTINGS = {
 } as const;
 
 /**
+ * Settings only the webhook processes have. The trigger at node version 2 makes n8n
+ * evaluate nothing per delivery, so with lazy acquire its deliveries take no expression
+ * isolate (bench:queue: 1.12 × the Webhook node route's time with it, 1.51 × without).
+ * Workers evaluate in every execution and would gain nothing.
+ */
+export const WEBHOOK_SETTINGS = {
+	N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true',
+} as const;
+
+/**
  * Variables every n8n process has, with one value per deployment (addresses,
  * names, secrets): the same in all processes, but not the same here as in
  * the compose file.
@@ -154,7 +164,7 @@ function say(msg: string): void {
 
 export async function startQueueCluster(opts: {
 	tarball: string;
-	/** Settings for the webhook processes only, on top of the shared ones. */
+	/** Settings for the webhook processes only, on top of the shared ones and WEBHOOK_SETTINGS. */
 	webhookEnv?: Record<string, string>;
 }): Promise<QueueCluster> {
 	const binDir = ensureQueueServices();
@@ -201,7 +211,7 @@ export async function startQueueCluster(opts: {
 		role(`webhook-${i + 1}`, {
 			command: 'webhook',
 			port,
-			env: { ...shared, ...opts.webhookEnv },
+			env: { ...shared, ...WEBHOOK_SETTINGS, ...opts.webhookEnv },
 		}),
 	);
 

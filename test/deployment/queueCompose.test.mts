@@ -21,6 +21,7 @@ import {
 	QUEUE_ROLES,
 	QUEUE_SETTINGS,
 	WEBHOOK_PROCESS_PATHS,
+	WEBHOOK_SETTINGS,
 	WORKER_SETTINGS,
 } from '../../real-n8n/queue.mts';
 
@@ -131,6 +132,7 @@ function composeProblems(doc: Compose): string[] {
 		...Object.keys(QUEUE_SETTINGS),
 		...Object.keys(MAIN_SETTINGS),
 		...Object.keys(WORKER_SETTINGS),
+		...Object.keys(WEBHOOK_SETTINGS),
 		...QUEUE_DEPLOYMENT_VARIABLES,
 		...COMPOSE_ONLY,
 	]);
@@ -145,6 +147,7 @@ function composeProblems(doc: Compose): string[] {
 			...QUEUE_SETTINGS,
 			...(role === 'main' ? MAIN_SETTINGS : {}),
 			...(role === 'worker' ? WORKER_SETTINGS : {}),
+			...(role === 'webhook' ? WEBHOOK_SETTINGS : {}),
 		};
 		for (const [k, v] of Object.entries(expected)) {
 			if (env[k] !== v) say(`${name}: ${k} is ${env[k] ?? 'missing'}, the suite sets ${v}`);
@@ -268,6 +271,12 @@ describe('examples/docker-compose.queue.yml agrees with the queue-mode suite', (
 			'a shared setting missing on one webhook process',
 			(d) => {
 				delete d.services['webhook-2'].environment!.N8N_UNVERIFIED_PACKAGES_ENABLED;
+			},
+		],
+		[
+			'the lazy isolate setting missing on one webhook process',
+			(d) => {
+				delete d.services['webhook-1'].environment!.N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE;
 			},
 		],
 		[
