@@ -10,8 +10,10 @@ import {
 import { UNSETTLED_ELECTION } from './unsettledElection';
 
 /*
- * The service's retry schedule (docs/api.md): 5 attempts in all, 3, 6, 12 and 24 minutes
- * apart, so its last retry comes about 45 minutes after the first delivery.
+ * The service's retry schedule as we read the spec's "maximum 5 attempts" (docs/api.md): 5 in
+ * all, 3, 6, 12 and 24 minutes apart, so its last retry comes about 45 minutes after the first
+ * delivery. Were it 5 retries after the first, the last would come at about 93 minutes, past
+ * static data's window; processed_data, which has no time limit, still catches that copy.
  */
 const RETRY_DELAYS_MINUTES = [3, 6, 12, 24];
 export const RETRY_WINDOW_MS = RETRY_DELAYS_MINUTES.reduce((sum, m) => sum + m, 0) * 60 * 1000;
