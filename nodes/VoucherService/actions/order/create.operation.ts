@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
-import { planItemOrders } from '../../purchase/itemOrders';
-import type { ReadItemOrder } from '../../purchase/itemOrders';
+import { planItemOrders } from '../../orders/buy/itemOrders';
+import type { ReadItemOrder } from '../../orders/buy/itemOrders';
 import {
 	amountField,
 	couponCodeOption,
@@ -11,16 +11,12 @@ import {
 	productCodeField,
 	referenceField,
 } from '../../shared/fields';
-import {
-	executionParameters,
-	readCredentialLimit,
-	readOrderFields,
-	readOrderOutput,
-} from '../../shared/parameters';
+import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
+import { readOrderOutput } from '../../orders/output';
 import type { ExecutionParameters } from '../../shared/parameters';
-import type { OrderRequest } from '../../orderTypes';
+import type { OrderRequest } from '../../orders/types';
 import { downloadOrderSchema, validate } from '../../shared/validation';
-import type { ItemPlan, RunSettings } from '../types';
+import type { ItemPlan, RunSettings } from '../../plan';
 import { createOptionsField, createSettingsOf, runSpendingOf } from './createOptions';
 
 const properties: INodeProperties[] = [

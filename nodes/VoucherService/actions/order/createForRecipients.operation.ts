@@ -2,15 +2,15 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
-import { planCampaign } from '../../campaign/campaign';
-import type { ReadCampaignRow } from '../../campaign/campaign';
+import { planCampaign } from '../../orders/campaign/campaign';
+import type { ReadCampaignRow } from '../../orders/campaign/campaign';
 import {
 	RECIPIENT_FIELD_LABELS,
 	RECIPIENT_FIELDS,
 	campaignRowOf,
-} from '../../campaign/campaignRows';
-import { planItemOrders } from '../../purchase/itemOrders';
-import type { OrderRequest } from '../../orderTypes';
+} from '../../orders/campaign/campaignRows';
+import { planItemOrders } from '../../orders/buy/itemOrders';
+import type { OrderRequest } from '../../orders/types';
 import {
 	amountField,
 	couponCodeOption,
@@ -21,7 +21,7 @@ import {
 import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
 import type { ExecutionParameters } from '../../shared/parameters';
 import { recipientOrderSchema, validate } from '../../shared/validation';
-import type { ItemPlan, RunSettings } from '../types';
+import type { ItemPlan, RunSettings } from '../../plan';
 import {
 	campaignOptionsField,
 	campaignSettingsOf,

@@ -1,6 +1,6 @@
-import type { ItemPlan, RunSettings } from '../actions/types';
-import type { VoucherApiClient } from '../transport/client';
-import type { CampaignOrder, Order } from '../orderTypes';
+import type { ItemPlan, RunSettings } from '../../plan';
+import type { VoucherApiClient } from '../../transport/client';
+import type { CampaignOrder, Order } from '../types';
 import { campaignReportHint } from './campaignReportHint';
 import type { CampaignReport, ReportedVoucher } from './campaignReportHint';
 import { unlistedOrderDeliveryStatus, voucherDeliveryStatus } from './deliveryStatus';
