@@ -87,7 +87,7 @@ export function readItemOrder(
 	}
 }
 
-function readRequest(parameters: ExecutionParameters, itemIndex: number): OrderRequest {
+function readDownloadRequest(parameters: ExecutionParameters, itemIndex: number): OrderRequest {
 	const { fields, additional } = readOrderFields(parameters, itemIndex);
 	const body = validate(
 		downloadOrderSchema,
@@ -111,7 +111,7 @@ export async function plan(
 	);
 	const items = this.getInputData().map((_, itemIndex) =>
 		readItemOrder(this, itemIndex, credentialLimit, (parameters) =>
-			readRequest(parameters, itemIndex),
+			readDownloadRequest(parameters, itemIndex),
 		),
 	);
 	return await planItemOrders(client, items, run, spending);

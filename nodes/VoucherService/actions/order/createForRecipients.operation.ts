@@ -136,7 +136,7 @@ export const description = updateDisplayOptions(
 );
 
 /** The order for the recipients entered in the node, read and checked; nothing is sent yet. */
-function readRequest(
+function readRecipientsRequest(
 	context: IExecuteFunctions,
 	parameters: ExecutionParameters,
 	itemIndex: number,
@@ -227,7 +227,7 @@ export async function plan(
 	const spending = runSpendingOf(this.getNode(), options, false);
 	const items = this.getInputData().map((_, itemIndex) =>
 		readItemOrder(this, itemIndex, credentialLimit, (parameters) =>
-			readRequest(this, parameters, itemIndex),
+			readRecipientsRequest(this, parameters, itemIndex),
 		),
 	);
 	return await planItemOrders(client, items, run, spending);
