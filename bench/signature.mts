@@ -1,12 +1,12 @@
 // Benchmark 5: cost of checking one webhook signature, ours against the limit.
 //   npm run bench:signature        (BENCH_SIG_ROUNDS, BENCH_SIG_ITERATIONS to change the effort)
-// Ours: verifySignature() from nodes/voucherServiceApi/signature.ts (format check of the
+// Ours: verifySignature() from nodes/serviceProtocol/signature.ts (format check of the
 // header, HMAC-SHA512 of the raw body, constant-time compare). The limit: a bare
 // crypto.createHmac('sha512') of the same bytes. Both run in alternating rounds
 // in this one process, so only their ratio counts.
 import { createHmac, randomBytes } from 'node:crypto';
 
-import { openDelivery, verifySignature } from '../nodes/voucherServiceApi/signature.ts';
+import { openDelivery, verifySignature } from '../nodes/serviceProtocol/signature.ts';
 import { beginRun, conditionsTable, envInt, fmt, machine, median, print, table, type Row } from './report.mts';
 
 const SECRET = 'whsec_bench_0123456789abcdef';

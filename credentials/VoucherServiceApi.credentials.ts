@@ -8,7 +8,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { API_CREDENTIAL } from '../nodes/voucherServiceApi/credentials';
+import { API_CREDENTIAL } from '../nodes/serviceProtocol/credentials';
 
 const NON_SUCCESS_MESSAGE =
 	'The service did not answer with status code 00. Check the public key, the secret key and the base URL.';

@@ -1,6 +1,6 @@
 import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
-import { WEBHOOK_CREDENTIAL } from '../nodes/voucherServiceApi/credentials';
+import { WEBHOOK_CREDENTIAL } from '../nodes/serviceProtocol/credentials';
 
 export class VoucherServiceWebhookApi implements ICredentialType {
 	name = WEBHOOK_CREDENTIAL;

@@ -3,7 +3,7 @@
 // in a real n8n, the sandbox's Basic auth header, and a wait for a condition.
 import type { N8nRest } from './rest.mts';
 
-/** The credential types' names (as nodes/voucherServiceApi/credentials.ts declares them). */
+/** The credential types' names (as nodes/serviceProtocol/credentials.ts declares them). */
 export const API_CREDENTIAL = 'voucherServiceApi';
 export const WEBHOOK_CREDENTIAL = 'voucherServiceWebhookApi';
 

@@ -9,8 +9,8 @@ import type {
 import { operationProperties, resourceField, route, subtitle } from './actions/router';
 import { getTemplates } from './methods/loadOptions';
 import { giveCodesToAgentField } from './shared/agentTool';
-import { API_CREDENTIAL, WEBHOOK_CREDENTIAL } from '../voucherServiceApi/credentials';
-import { voucherServiceWebhookSecretTest } from '../voucherServiceApi/webhookSecretTest';
+import { API_CREDENTIAL, WEBHOOK_CREDENTIAL } from '../serviceProtocol/credentials';
+import { voucherServiceWebhookSecretTest } from '../serviceProtocol/webhookSecretCheck';
 
 export class VoucherService implements INodeType {
 	description: INodeTypeDescription = {

@@ -10,15 +10,15 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { WEBHOOK_CREDENTIAL } from '../voucherServiceApi/credentials';
+import { WEBHOOK_CREDENTIAL } from '../serviceProtocol/credentials';
 import {
 	hasSignatureShape,
 	openDelivery,
 	verifySignature,
 	type Delivery,
 	type WebhookEvent,
-} from '../voucherServiceApi/signature';
-import { voucherServiceWebhookSecretTest } from '../voucherServiceApi/webhookSecretTest';
+} from '../serviceProtocol/signature';
+import { voucherServiceWebhookSecretTest } from '../serviceProtocol/webhookSecretCheck';
 import {
 	claimInExecution,
 	hasSeen,

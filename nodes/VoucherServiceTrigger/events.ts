@@ -1,4 +1,4 @@
-import type { WebhookEvent } from '../voucherServiceApi/signature';
+import type { WebhookEvent } from '../serviceProtocol/signature';
 
 export const ORDER_UPDATED = 'ORDER_UPDATED';
 export const VOUCHER_UPDATED = 'VOUCHER_UPDATED';

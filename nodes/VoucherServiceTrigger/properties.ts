@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { TERMINAL_ORDER_STATUSES } from '../voucherServiceApi/orderStatus';
+import { TERMINAL_ORDER_STATUSES } from '../serviceProtocol/orderStatus';
 import { ORDER_UPDATED, VOUCHER_UPDATED } from './events';
 
 const statusNames: Record<string, string> = {

@@ -49,19 +49,19 @@ export type Lookup =
 	/** No read that began after the delivery arrived, and none may begin now. */
 	| { outcome: 'undecided' };
 
-interface Read {
+interface SecretRead {
 	/** Orders reads against arrivals: a read serves a refusal only to deliveries before it. */
 	sequence: number;
 	secret: Promise<string>;
 }
 
-interface Slot {
+interface SecretSlot {
 	secret?: string;
 	/** When the read that produced `secret` began: its age is never underestimated. */
 	readAt?: number;
 	/** That read's place among arrivals. */
 	readSequence?: number;
-	reading?: Read;
+	reading?: SecretRead;
 	/** When the last read began; the interval between reads counts from it. */
 	lastReadAt?: number;
 	/** Deliveries waiting for the interval to pass. */
@@ -69,7 +69,7 @@ interface Slot {
 }
 
 export class SecretCache {
-	private readonly slots = new Map<string, Slot>();
+	private readonly slots = new Map<string, SecretSlot>();
 	private sequence = 0;
 
 	constructor(
@@ -141,14 +141,14 @@ export class SecretCache {
 		}
 	}
 
-	private untilNextRead(slot: Slot): number {
+	private untilNextRead(slot: SecretSlot): number {
 		const now = this.clock();
 		// A clock that went back leaves the interval as passed, never as endless.
 		if (slot.lastReadAt === undefined || now < slot.lastReadAt) return 0;
 		return slot.lastReadAt + this.intervalMs - now;
 	}
 
-	private slot(key: string): Slot {
+	private slot(key: string): SecretSlot {
 		let slot = this.slots.get(key);
 		if (slot === undefined) {
 			this.sweep();
@@ -158,10 +158,10 @@ export class SecretCache {
 		return slot;
 	}
 
-	private begin(key: string, slot: Slot, read: () => Promise<string>): Read {
+	private begin(key: string, slot: SecretSlot, read: () => Promise<string>): SecretRead {
 		const readAt = this.clock();
 		slot.lastReadAt = readAt;
-		const reading: Read = { sequence: ++this.sequence, secret: read() };
+		const reading: SecretRead = { sequence: ++this.sequence, secret: read() };
 		// Registered before any waiter's own handler, so every waiter resumes with the
 		// cache already up to date and the next read free to begin.
 		void reading.secret.then(
@@ -182,7 +182,7 @@ export class SecretCache {
 	}
 
 	/** Map order is insertion order: a slot that read last moves to the end. */
-	private touch(key: string, slot: Slot): void {
+	private touch(key: string, slot: SecretSlot): void {
 		if (this.slots.get(key) !== slot) return;
 		this.slots.delete(key);
 		this.slots.set(key, slot);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { signPayload, verifySignature } from '../../nodes/voucherServiceApi/signature';
+import { signPayload, verifySignature } from '../../nodes/serviceProtocol/signature';
 
 const bytes = (byte: number, length: number) => Buffer.alloc(length, byte);
 const text = (value: string) => Buffer.from(value, 'ascii');

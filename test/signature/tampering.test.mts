@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { signPayload, verifySignature } from '../../nodes/voucherServiceApi/signature';
+import { signPayload, verifySignature } from '../../nodes/serviceProtocol/signature';
 
 /** mulberry32: small, seeded, so a failure replays exactly. */
 function prng(seed: number): () => number {

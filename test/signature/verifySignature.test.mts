@@ -5,7 +5,7 @@ import {
 	secretProblem,
 	signPayload,
 	verifySignature,
-} from '../../nodes/voucherServiceApi/signature';
+} from '../../nodes/serviceProtocol/signature';
 
 const secret = 'whsec-test-1';
 const event = { type: 'ORDER_UPDATED', data: { orderNumber: 'ORD-1', status: 'COMPLETED' } };

@@ -8,7 +8,7 @@ import type { INode } from 'n8n-workflow';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { signPayload } from '../../nodes/voucherServiceApi/signature';
+import { signPayload } from '../../nodes/serviceProtocol/signature';
 import {
 	MAX_WAITING,
 	MISMATCH_READ_INTERVAL_MS,

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { signPayload } from '../../nodes/voucherServiceApi/signature';
+import { signPayload } from '../../nodes/serviceProtocol/signature';
 import { VoucherServiceTrigger } from '../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node';
 import { startWebhookHost, type WebhookHost } from './n8nWebhookHost.mts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import type { CampaignRow } from '../../nodes/VoucherService/orderTypes';
-import { narrationHint } from '../../nodes/VoucherService/campaign/narrationHint';
+import type { CampaignRow } from '../../nodes/VoucherService/orders/types';
+import { narrationHint } from '../../nodes/VoucherService/orders/campaign/narrationHint';
 
 import {
 	apiRequests,

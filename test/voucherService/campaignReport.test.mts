@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 
-import { voucherDeliveryStatus } from '../../nodes/VoucherService/campaign/deliveryStatus';
+import { voucherDeliveryStatus } from '../../nodes/VoucherService/orders/campaign/deliveryStatus';
 import { formatNaira } from '../../nodes/VoucherService/shared/money';
 import { campaignSandboxForThisFile, hints, sheet } from './campaignRuns.mts';
 import { apiRequests, runVoucher, uniqueReference } from './voucherNodeRunner.mts';

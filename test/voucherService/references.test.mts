@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { asOrder } from '../../nodes/VoucherService/purchase/orderLookup';
+import { asOrder } from '../../nodes/VoucherService/orders/lookup';
 import type { VoucherApiClient } from '../../nodes/VoucherService/transport/client';
 import {
 	apiRequests,

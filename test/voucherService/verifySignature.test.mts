@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { VoucherServiceWebhookApi } from '../../credentials/VoucherServiceWebhookApi.credentials';
-import { signPayload } from '../../nodes/voucherServiceApi/signature';
+import { signPayload } from '../../nodes/serviceProtocol/signature';
 import { runNode } from '../../n8n-core-runner/runWorkflow.mts';
 import { voucherNode, voucherToolNode } from './voucherNodeRunner.mts';
 

@@ -1,8 +1,9 @@
+import { WALLETS_PATH } from '../transport/client';
 import type { ObservedAnswer } from '../transport/client';
 import { isVoucherApiError } from '../transport/errors';
 import { RATE_LIMIT_PATIENCE_MS } from '../transport/retry';
-import type { Order } from '../orderTypes';
-import type { WalletCheck } from '../purchase/walletCheck';
+import type { Order } from '../orders/types';
+import type { WalletCheck } from '../orders/buy/walletCheck';
 import { formatNaira } from '../shared/money';
 import { templateIdAsSent } from '../shared/validation';
 import { dataOf, describeBody, describeRefusal, quoted } from './answers';
@@ -16,8 +17,6 @@ import type { CheckItem } from './types';
 
 /** A read's value or error, and every attempt it made. */
 export type Read<T> = ({ value: T } | { error: unknown }) & { answers: ObservedAnswer[] };
-
-const WALLETS_PATH = '/v2/transactions/wallets';
 
 /** The check names, in the order of the output. */
 export const CHECKS = {

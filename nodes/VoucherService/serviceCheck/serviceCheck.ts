@@ -2,8 +2,8 @@ import { randomUUID } from 'crypto';
 
 import type { ObservedAnswer, VoucherApiClient } from '../transport/client';
 import { isVoucherApiError } from '../transport/errors';
-import { findOrder } from '../purchase/orderLookup';
-import { checkWallet } from '../purchase/walletCheck';
+import { findOrder } from '../orders/lookup';
+import { checkWallet } from '../orders/buy/walletCheck';
 import { answerTimesCheck, errorBodiesCheck, rateLimitCheck } from './answers';
 import type { Read } from './reads';
 import {

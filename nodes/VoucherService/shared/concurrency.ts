@@ -1,7 +1,7 @@
 /**
  * The most requests (or, in a campaign, order creates) the node lets run at once, and the
  * maximum of the "Maximum Concurrency" option. A campaign's discovery of existing orders
- * relies on it as a hard bound (see campaign/discovery.ts), so it is enforced
+ * relies on it as a hard bound (see orders/campaign/discovery.ts), so it is enforced
  * here whatever value reaches the node, e.g. from an expression.
  */
 export const MAX_CONCURRENCY_LIMIT = 32;

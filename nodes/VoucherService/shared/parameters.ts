@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
-import { API_CREDENTIAL } from '../../voucherServiceApi/credentials';
-import type { OrderOutput } from '../orderTypes';
-import { GIVE_CODES_PARAMETER, runsAsAgentTool } from './agentTool';
+import { API_CREDENTIAL } from '../../serviceProtocol/credentials';
+import { runsAsAgentTool } from './agentTool';
 import { COUPON_CODE_PARAMETER } from './fields';
 import { COUPON_JSON_KEY } from './validation';
 
@@ -190,16 +189,6 @@ export function readOrderFields(parameters: ExecutionParameters, itemIndex: numb
 			amount: parameters.get('amount', itemIndex),
 			[COUPON_JSON_KEY]: additional[COUPON_CODE_PARAMETER],
 		},
-	};
-}
-
-/** How an item's order is output: its Output mode, and whether codes stay away from an AI agent. */
-export function readOrderOutput(parameters: ExecutionParameters, itemIndex: number): OrderOutput {
-	return {
-		mode: parameters.get('outputMode', itemIndex, 'order') as OrderOutput['mode'],
-		withholdCodes:
-			runsAsAgentTool(parameters.node) &&
-			parameters.get(GIVE_CODES_PARAMETER, itemIndex, false) !== true,
 	};
 }
 

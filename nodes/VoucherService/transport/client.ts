@@ -11,7 +11,7 @@ import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { asNodeError, VoucherApiError } from './errors';
 import { readRateHints } from './ratePacing';
 import { backoffDelay, RATE_LIMIT_PATIENCE_MS, READ_RETRY, wait } from './retry';
-import { API_CREDENTIAL } from '../../voucherServiceApi/credentials';
+import { API_CREDENTIAL } from '../../serviceProtocol/credentials';
 
 /** The service answers every call with this envelope; `00` means success. */
 export interface Envelope {
@@ -57,6 +57,9 @@ interface HttpResponse {
 type ApiContext = IExecuteFunctions | ILoadOptionsFunctions;
 
 export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** The wallet list: the wallet check reads it, and so does the test that a base URL reaches the service. */
+export const WALLETS_PATH = '/v2/transactions/wallets';
 
 /*
  * Plain words for socket errors. The raw code stays out of the message because n8n

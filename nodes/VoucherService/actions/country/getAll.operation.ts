@@ -1,3 +1,3 @@
-import { listOperation } from '../../shared/listOperation';
+import { listOperation } from '../listOperation';
 
 export const { description, execute } = listOperation('country', '/v2/countries');

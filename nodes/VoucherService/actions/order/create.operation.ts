@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
-import { planItemOrders } from '../../purchase/itemOrders';
-import type { ReadItemOrder } from '../../purchase/itemOrders';
+import { planItemOrders } from '../../orders/buy/itemOrders';
+import type { ReadItemOrder } from '../../orders/buy/itemOrders';
 import {
 	amountField,
 	couponCodeOption,
@@ -11,16 +11,12 @@ import {
 	productCodeField,
 	referenceField,
 } from '../../shared/fields';
-import {
-	executionParameters,
-	readCredentialLimit,
-	readOrderFields,
-	readOrderOutput,
-} from '../../shared/parameters';
+import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
+import { readOrderOutput } from '../../orders/output';
 import type { ExecutionParameters } from '../../shared/parameters';
-import type { OrderRequest } from '../../orderTypes';
+import type { OrderRequest } from '../../orders/types';
 import { downloadOrderSchema, validate } from '../../shared/validation';
-import type { ItemPlan, RunSettings } from '../types';
+import type { ItemPlan, RunSettings } from '../../plan';
 import { createOptionsField, createSettingsOf, runSpendingOf } from './createOptions';
 
 const properties: INodeProperties[] = [
@@ -91,7 +87,7 @@ export function readItemOrder(
 	}
 }
 
-function readRequest(parameters: ExecutionParameters, itemIndex: number): OrderRequest {
+function readDownloadRequest(parameters: ExecutionParameters, itemIndex: number): OrderRequest {
 	const { fields, additional } = readOrderFields(parameters, itemIndex);
 	const body = validate(
 		downloadOrderSchema,
@@ -115,7 +111,7 @@ export async function plan(
 	);
 	const items = this.getInputData().map((_, itemIndex) =>
 		readItemOrder(this, itemIndex, credentialLimit, (parameters) =>
-			readRequest(parameters, itemIndex),
+			readDownloadRequest(parameters, itemIndex),
 		),
 	);
 	return await planItemOrders(client, items, run, spending);

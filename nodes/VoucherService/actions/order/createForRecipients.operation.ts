@@ -2,15 +2,15 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
-import { planCampaign } from '../../campaign/campaign';
-import type { ReadCampaignRow } from '../../campaign/campaign';
+import { planCampaign } from '../../orders/campaign/campaign';
+import type { ReadCampaignRow } from '../../orders/campaign/campaign';
 import {
 	RECIPIENT_FIELD_LABELS,
 	RECIPIENT_FIELDS,
 	campaignRowOf,
-} from '../../campaign/campaignRows';
-import { planItemOrders } from '../../purchase/itemOrders';
-import type { OrderRequest } from '../../orderTypes';
+} from '../../orders/campaign/campaignRows';
+import { planItemOrders } from '../../orders/buy/itemOrders';
+import type { OrderRequest } from '../../orders/types';
 import {
 	amountField,
 	couponCodeOption,
@@ -21,7 +21,7 @@ import {
 import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
 import type { ExecutionParameters } from '../../shared/parameters';
 import { recipientOrderSchema, validate } from '../../shared/validation';
-import type { ItemPlan, RunSettings } from '../types';
+import type { ItemPlan, RunSettings } from '../../plan';
 import {
 	campaignOptionsField,
 	campaignSettingsOf,
@@ -136,7 +136,7 @@ export const description = updateDisplayOptions(
 );
 
 /** The order for the recipients entered in the node, read and checked; nothing is sent yet. */
-function readRequest(
+function readRecipientsRequest(
 	context: IExecuteFunctions,
 	parameters: ExecutionParameters,
 	itemIndex: number,
@@ -227,7 +227,7 @@ export async function plan(
 	const spending = runSpendingOf(this.getNode(), options, false);
 	const items = this.getInputData().map((_, itemIndex) =>
 		readItemOrder(this, itemIndex, credentialLimit, (parameters) =>
-			readRequest(this, parameters, itemIndex),
+			readRecipientsRequest(this, parameters, itemIndex),
 		),
 	);
 	return await planItemOrders(client, items, run, spending);

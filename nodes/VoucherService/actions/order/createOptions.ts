@@ -2,13 +2,13 @@ import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
-import { readLimitKobo, tightestLimitKobo } from '../../purchase/spendingGuard';
+import { readLimitKobo, tightestLimitKobo } from '../../orders/buy/spendingGuard';
 import type {
 	CampaignSettings,
 	CreateSettings,
 	IfReferenceExists,
 	RunSpending,
-} from '../../orderTypes';
+} from '../../orders/types';
 
 const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
 

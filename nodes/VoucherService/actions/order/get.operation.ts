@@ -4,9 +4,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { VoucherApiClient } from '../../transport/client';
 import { outputModeField, readOptionsField, referenceField } from '../../shared/fields';
 import { orderLookupSchema, validate } from '../../shared/validation';
-import { orderItems } from '../../shared/orderOutput';
-import { executionParameters, readOrderOutput } from '../../shared/parameters';
-import { findOrder } from '../../purchase/orderLookup';
+import { orderItems, readOrderOutput } from '../../orders/output';
+import { executionParameters } from '../../shared/parameters';
+import { findOrder } from '../../orders/lookup';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['order'], operation: ['get'] } },

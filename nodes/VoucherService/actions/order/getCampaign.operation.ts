@@ -2,12 +2,12 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
-import { planCampaignReport } from '../../campaign/campaignReport';
-import type { ReadCampaignBase } from '../../campaign/campaignReport';
+import { planCampaignReport } from '../../orders/campaign/campaignReport';
+import type { ReadCampaignBase } from '../../orders/campaign/campaignReport';
 import { referenceField } from '../../shared/fields';
 import { executionParameters } from '../../shared/parameters';
 import { orderLookupSchema, validate } from '../../shared/validation';
-import type { ItemPlan, RunSettings } from '../types';
+import type { ItemPlan, RunSettings } from '../../plan';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['order'], operation: ['getCampaign'] } },

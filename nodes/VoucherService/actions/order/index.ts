@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { VoucherOperation } from '../types';
+import type { VoucherOperation } from '../operation';
 import * as create from './create.operation';
 import * as createForRecipients from './createForRecipients.operation';
 import * as get from './get.operation';

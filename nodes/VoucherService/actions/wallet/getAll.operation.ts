@@ -1,3 +1,4 @@
-import { listOperation } from '../../shared/listOperation';
+import { listOperation } from '../listOperation';
+import { WALLETS_PATH } from '../../transport/client';
 
-export const { description, execute } = listOperation('wallet', '/v2/transactions/wallets');
+export const { description, execute } = listOperation('wallet', WALLETS_PATH);

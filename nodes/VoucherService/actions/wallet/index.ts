@@ -1,5 +1,5 @@
-import { listOperationField } from '../../shared/listOperation';
-import type { VoucherOperation } from '../types';
+import { listOperationField } from '../listOperation';
+import type { VoucherOperation } from '../operation';
 import * as getAll from './getAll.operation';
 
 export const operations: Record<string, VoucherOperation> = { getAll };

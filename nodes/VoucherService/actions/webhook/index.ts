@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { VoucherOperation } from '../types';
+import type { VoucherOperation } from '../operation';
 import * as verifySignature from './verifySignature.operation';
 
 export const operations: Record<string, VoucherOperation> = {

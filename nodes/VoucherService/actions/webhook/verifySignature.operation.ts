@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { WEBHOOK_CREDENTIAL } from '../../../voucherServiceApi/credentials';
-import { openDelivery } from '../../../voucherServiceApi/signature';
+import { WEBHOOK_CREDENTIAL } from '../../../serviceProtocol/credentials';
+import { openDelivery } from '../../../serviceProtocol/signature';
 import { runsAsAgentTool, withoutCodes } from '../../shared/agentTool';
 
 const show = { show: { resource: ['webhook'], operation: ['verifySignature'] } };

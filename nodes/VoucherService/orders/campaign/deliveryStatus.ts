@@ -1,4 +1,4 @@
-import type { Order } from '../orderTypes';
+import type { Order } from '../types';
 
 /** The delivery statuses the spec lists for an item of a recipient order. */
 export const DELIVERY_STATUSES = ['DELIVERED', 'FAILED', 'CANCELED', 'PROCESSING'] as const;

@@ -1,5 +1,5 @@
-import { toKobo } from '../shared/money';
-import type { OrderRequest } from '../orderTypes';
+import { toKobo } from '../../shared/money';
+import type { OrderRequest } from '../types';
 
 export function voucherCount(request: OrderRequest): number {
 	return request.path === '/v2/orders' ? request.body.quantity : request.body.recipients.length;

@@ -1,13 +1,13 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
+import { WALLETS_PATH } from '../transport/client';
 import type { VoucherApiClient } from '../transport/client';
 import { asNodeError, isVoucherApiError } from '../transport/errors';
 import { wait } from '../transport/retry';
 import { readDecimal } from '../shared/money';
-import { inSpecCase, isTerminal } from '../../voucherServiceApi/orderStatus';
-import type { Order, OrderResult } from '../orderTypes';
-import { WALLETS_PATH } from './walletCheck';
+import { inSpecCase, isTerminal } from '../../serviceProtocol/orderStatus';
+import type { Order, OrderResult } from './types';
 
 const ORDER_NOT_FOUND_CODE = '04';
 

@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
-import type { VoucherOperation } from '../actions/types';
+import type { VoucherOperation } from './operation';
 
 /** Wallets, countries and templates are plain lists: one output item per element. */
 export function listOperation(resource: string, path: string): VoucherOperation {

@@ -1,6 +1,6 @@
 import type { NodeExecutionHint } from 'n8n-workflow';
 
-import type { CampaignRow } from '../orderTypes';
+import type { CampaignRow } from '../types';
 import { orderKeyWithoutNarration } from './campaignRows';
 import { chunkNewRows } from './reconciliation';
 

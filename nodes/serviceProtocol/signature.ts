@@ -66,7 +66,7 @@ export type Delivery =
 	| { status: 'unauthorized' }
 	| { status: 'malformed' };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isJsonObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -80,7 +80,7 @@ export function openDelivery(rawBody: unknown, header: unknown, secret: unknown)
 	} catch {
 		return { status: 'malformed' };
 	}
-	if (!isPlainObject(parsed) || typeof parsed.type !== 'string' || !isPlainObject(parsed.data)) {
+	if (!isJsonObject(parsed) || typeof parsed.type !== 'string' || !isJsonObject(parsed.data)) {
 		return { status: 'malformed' };
 	}
 	return { status: 'verified', event: { type: parsed.type, data: parsed.data } };

@@ -1,6 +1,6 @@
-import type { ItemPlan, RunSettings } from '../actions/types';
-import type { VoucherApiClient } from '../transport/client';
-import type { CampaignOrder, Order } from '../orderTypes';
+import type { ItemPlan, RunSettings } from '../../plan';
+import type { VoucherApiClient } from '../../transport/client';
+import type { CampaignOrder, Order } from '../types';
 import { campaignReportHint } from './campaignReportHint';
 import type { CampaignReport, ReportedVoucher } from './campaignReportHint';
 import { unlistedOrderDeliveryStatus, voucherDeliveryStatus } from './deliveryStatus';
@@ -24,7 +24,7 @@ const orderColumns = (reference: string, order: Order) => ({
  * never hides an order whose recipients the service did not name. Codes and PINs are left out
  * on purpose: the report is about delivery, and may go to an AI agent.
  */
-function orderItems(reference: string, order: Order): ReportedVoucher[] {
+function reportedVouchers(reference: string, order: Order): ReportedVoucher[] {
 	const vouchers = order.vouchers ?? [];
 	if (vouchers.length === 0) {
 		return [
@@ -55,7 +55,7 @@ const reportOf = (base: string, orders: CampaignOrder[]): CampaignReport => ({
 	base,
 	orders: orders.length,
 	items: orders.flatMap(({ number, order }) =>
-		orderItems(campaignOrderReference(base, number), order),
+		reportedVouchers(campaignOrderReference(base, number), order),
 	),
 });
 

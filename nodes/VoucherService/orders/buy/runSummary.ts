@@ -1,10 +1,10 @@
 import type { NodeExecutionHint } from 'n8n-workflow';
 
-import type { ItemOutcome } from '../actions/types';
-import { formatNaira } from '../shared/money';
-import type { OrderRequest } from '../orderTypes';
+import type { ItemOutcome } from '../../plan';
+import { formatNaira } from '../../shared/money';
+import type { OrderRequest } from '../types';
 import { ordersTotalKobo, voucherCount } from './orderTotal';
-import { counted } from '../shared/wording';
+import { counted } from '../../shared/wording';
 
 /** What a real run did, recorded as its orders come back (never re-computed from the input). */
 export interface RunTally {

@@ -1,8 +1,8 @@
 import type { NodeExecutionHint } from 'n8n-workflow';
 
-import { formatNaira } from '../shared/money';
-import { COUPON_JSON_KEY } from '../shared/validation';
-import type { OrderRequest } from '../orderTypes';
+import { formatNaira } from '../../shared/money';
+import { COUPON_JSON_KEY } from '../../shared/validation';
+import type { OrderRequest } from '../types';
 import { ordersTotalKobo, voucherCount } from './orderTotal';
 import type { WalletCheck } from './walletCheck';
 import { walletDryRunText } from './walletCheck';

@@ -1,7 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 
-import { formatNaira, toKobo } from '../shared/money';
+import { formatNaira, toKobo } from '../../shared/money';
 
 const MAX_ORDER_TOTAL_LABEL = 'Maximum Order Total (NGN)';
 const MAX_RUN_TOTAL_LABEL = 'Maximum Total per Run (NGN)';

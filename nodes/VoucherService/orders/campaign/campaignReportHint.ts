@@ -1,10 +1,10 @@
 import type { IDataObject, NodeExecutionHint } from 'n8n-workflow';
 
-import { formatNaira } from '../shared/money';
-import { voucherKobo } from '../purchase/orderMatch';
+import { formatNaira } from '../../shared/money';
+import { voucherKobo } from '../match';
 import { DELIVERY_STATUSES } from './deliveryStatus';
 import type { DeliveryStatus } from './deliveryStatus';
-import { counted, listed } from '../shared/wording';
+import { counted, listed } from '../../shared/wording';
 
 /** One output item of the report: a voucher, or an order that lists none (`vouchersListed: false`). */
 export interface ReportedVoucher extends IDataObject {

@@ -1,7 +1,7 @@
-import type { VoucherApiClient } from '../transport/client';
-import { MAX_CONCURRENCY_LIMIT, mapWithConcurrency } from '../shared/concurrency';
-import type { CampaignOrder } from '../orderTypes';
-import { findOrder } from '../purchase/orderLookup';
+import type { VoucherApiClient } from '../../transport/client';
+import { MAX_CONCURRENCY_LIMIT, mapWithConcurrency } from '../../shared/concurrency';
+import type { CampaignOrder } from '../types';
+import { findOrder } from '../lookup';
 
 /*
  * Finding a campaign's orders. The API has no list endpoint, so the orders `<base>-1`,

@@ -1,16 +1,16 @@
 import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ItemOutcome, ItemPlan, RunSettings } from '../actions/types';
-import type { VoucherApiClient } from '../transport/client';
-import { mapWithConcurrency } from '../shared/concurrency';
-import { formatNaira } from '../shared/money';
-import { orderItems } from '../shared/orderOutput';
-import type { CreateSettings, ItemOrder, PlannedOrder, RunSpending } from '../orderTypes';
+import type { ItemOutcome, ItemPlan, RunSettings } from '../../plan';
+import type { VoucherApiClient } from '../../transport/client';
+import { mapWithConcurrency } from '../../shared/concurrency';
+import { formatNaira } from '../../shared/money';
+import { orderItems } from '../output';
+import type { CreateSettings, ItemOrder, PlannedOrder, RunSpending } from '../types';
 import { dryRunHint } from './dryRunHint';
 import { newRunTally, runSummaryHint } from './runSummary';
-import { findOrder, referenceKey } from './orderLookup';
-import { checkFoundOrder } from './orderMatch';
+import { findOrder, referenceKey } from '../lookup';
+import { checkFoundOrder } from '../match';
 import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderTotal';
 import { checkSpending, placeOrder, refuseExistingReference } from './placeOrder';
 import { RUN_LIMIT_ADVICE, runLimitProblem } from './spendingGuard';

@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { DownloadOrderBody, Recipient, RecipientOrderBody } from './shared/validation';
+import type { DownloadOrderBody, Recipient, RecipientOrderBody } from '../shared/validation';
 
 /*
- * The shapes the order wing passes along: operations read and validate parameters into
- * them, purchase/ and campaign/ act on them, and the output is made from them. Plain data:
+ * The shapes orders/ passes along: operations read and validate parameters into them,
+ * buy/ and campaign/ act on them, and output.ts makes the output from them. Plain data:
  * nothing below the operations needs n8n's execution context.
  */
 

@@ -1,11 +1,11 @@
 import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ItemOutcome, ItemPlan, ItemsJob, RunSettings } from '../actions/types';
-import type { VoucherApiClient } from '../transport/client';
-import { asNodeError } from '../transport/errors';
-import { mapWithConcurrency } from '../shared/concurrency';
-import { formatNaira } from '../shared/money';
+import type { ItemOutcome, ItemPlan, ItemsJob, RunSettings } from '../../plan';
+import type { VoucherApiClient } from '../../transport/client';
+import { asNodeError } from '../../transport/errors';
+import { mapWithConcurrency } from '../../shared/concurrency';
+import { formatNaira } from '../../shared/money';
 import type {
 	CampaignOrder,
 	CampaignRow,
@@ -13,21 +13,21 @@ import type {
 	CreateSettings,
 	OrderResult,
 	PlannedOrder,
-} from '../orderTypes';
-import { dryRunHint } from '../purchase/dryRunHint';
-import { waitForTerminalStatus } from '../purchase/orderLookup';
-import { orderTotalKobo, ordersTotalKobo } from '../purchase/orderTotal';
-import { OutcomeUnknownError, placeOrder } from '../purchase/placeOrder';
-import { newRunTally, runSummaryHint } from '../purchase/runSummary';
-import type { RunTally } from '../purchase/runSummary';
+} from '../types';
+import { dryRunHint } from '../buy/dryRunHint';
+import { waitForTerminalStatus } from '../lookup';
+import { orderTotalKobo, ordersTotalKobo } from '../buy/orderTotal';
+import { OutcomeUnknownError, placeOrder } from '../buy/placeOrder';
+import { newRunTally, runSummaryHint } from '../buy/runSummary';
+import type { RunTally } from '../buy/runSummary';
 import {
 	RUN_LIMIT_ADVICE,
 	SPENDING_LIMIT_ADVICE,
 	runLimitProblem,
 	spendingLimitProblem,
-} from '../purchase/spendingGuard';
-import { checkWallet, uncheckedWalletHint, walletRefusals } from '../purchase/walletCheck';
-import type { WalletCheck } from '../purchase/walletCheck';
+} from '../buy/spendingGuard';
+import { checkWallet, uncheckedWalletHint, walletRefusals } from '../buy/walletCheck';
+import type { WalletCheck } from '../buy/walletCheck';
 import { campaignOrderReference, discoverCampaignOrders } from './discovery';
 import { narrationHint } from './narrationHint';
 import { chunkNewRows, reconcile, recipientsOf, vouchersOfRows } from './reconciliation';

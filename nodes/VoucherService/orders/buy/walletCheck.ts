@@ -1,17 +1,16 @@
 import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ItemOutcome } from '../actions/types';
-import type { VoucherApiClient } from '../transport/client';
-import { formatNaira, readDecimal } from '../shared/money';
+import type { ItemOutcome } from '../../plan';
+import { WALLETS_PATH } from '../../transport/client';
+import type { VoucherApiClient } from '../../transport/client';
+import { formatNaira, readDecimal } from '../../shared/money';
 
 /*
  * Check Wallet Balance First. The spec lists one wallet per currency and does not say which
  * one an order debits; orders are in Naira, so the wallet whose currency is NGN is the one
  * compared. The check is a read before the first create, not a reservation.
  */
-
-export const WALLETS_PATH = '/v2/transactions/wallets';
 
 /** What the wallet read found, compared with the run's total (kobo, before coupons). */
 export type WalletCheck =

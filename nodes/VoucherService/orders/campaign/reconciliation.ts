@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isTerminal } from '../../voucherServiceApi/orderStatus';
-import type { CampaignOrder, CampaignRow, Order } from '../orderTypes';
-import { recipientKey, voucherKobo } from '../purchase/orderMatch';
+import { isTerminal } from '../../../serviceProtocol/orderStatus';
+import type { CampaignOrder, CampaignRow, Order } from '../types';
+import { recipientKey, voucherKobo } from '../match';
 
 /** What a run does with one row, given the campaign's existing orders. */
 export type RowDecision =

@@ -2,7 +2,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { formatNaira, toKobo } from '../shared/money';
-import type { Order, OrderRequest, PlannedOrder } from '../orderTypes';
+import type { Order, OrderRequest, PlannedOrder } from './types';
 import { listed } from '../shared/wording';
 
 /** A person: e-mail, first and last name, each trimmed and compared case-insensitively. */

@@ -1,12 +1,12 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 
-import type { VoucherApiClient } from '../transport/client';
-import { asNodeError, isVoucherApiError } from '../transport/errors';
-import { backoffDelay, CREATE_RETRY, RATE_LIMIT_PATIENCE_MS, wait } from '../transport/retry';
-import type { CreateSettings, IfReferenceExists, OrderResult, PlannedOrder } from '../orderTypes';
-import { findOrder, readOrder, waitForTerminalStatus } from './orderLookup';
-import { checkFoundOrder, orderDifferences } from './orderMatch';
+import type { VoucherApiClient } from '../../transport/client';
+import { asNodeError, isVoucherApiError } from '../../transport/errors';
+import { backoffDelay, CREATE_RETRY, RATE_LIMIT_PATIENCE_MS, wait } from '../../transport/retry';
+import type { CreateSettings, IfReferenceExists, OrderResult, PlannedOrder } from '../types';
+import { findOrder, readOrder, waitForTerminalStatus } from '../lookup';
+import { checkFoundOrder, orderDifferences } from '../match';
 import { orderTotalKobo } from './orderTotal';
 import { assertWithinSpendingLimit } from './spendingGuard';
 
@@ -171,7 +171,7 @@ function notBoughtRateLimited(client: VoucherApiClient, itemIndex: number, refer
  * idempotency key, only the client's unique reference, so whenever the outcome of a
  * create is unclear (timeout, reset, 5xx, or any refusal such as a duplicate
  * reference) the reference is looked up first:
- * - found: that order is returned if it is this request (see orderMatch.ts), marked
+ * - found: that order is returned if it is this request (see orders/match.ts), marked
  *   alreadyExisted only when the first attempt was refused; an order that differs is an error;
  * - not found (`04`): a transient failure is retried with backoff, a refusal is reported.
  * A 429 is not unclear: the service refuses it before processing, so the transport sends it

@@ -1,11 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeProperties,
-	NodeExecutionHint,
-} from 'n8n-workflow';
-
-import type { VoucherApiClient } from '../transport/client';
+import type { IDataObject, NodeExecutionHint } from 'n8n-workflow';
 
 /** What became of one input item: its output items, or its failure. */
 export type ItemOutcome =
@@ -37,15 +30,4 @@ export interface RunSettings {
 	/** Maximum Concurrency, checked: the most requests or order creates in flight. */
 	concurrency: number;
 	continueOnFail: boolean;
-}
-
-/** What one operation file provides: its fields, and either one item's work or a plan for all items. */
-export interface VoucherOperation {
-	description: INodeProperties[];
-	execute?(
-		this: IExecuteFunctions,
-		client: VoucherApiClient,
-		itemIndex: number,
-	): Promise<IDataObject[]>;
-	plan?(this: IExecuteFunctions, client: VoucherApiClient, run: RunSettings): Promise<ItemPlan>;
 }

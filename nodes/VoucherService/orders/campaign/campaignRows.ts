@@ -1,9 +1,9 @@
 import type { INode } from 'n8n-workflow';
 
-import { toKobo } from '../shared/money';
-import { campaignRowSchema, COUPON_JSON_KEY, validate } from '../shared/validation';
-import type { CampaignRow } from '../orderTypes';
-import { recipientKey } from '../purchase/orderMatch';
+import { toKobo } from '../../shared/money';
+import { campaignRowSchema, COUPON_JSON_KEY, validate } from '../../shared/validation';
+import type { CampaignRow } from '../types';
+import { recipientKey } from '../match';
 
 export const RECIPIENT_FIELDS = ['firstName', 'lastName', 'email'] as const;
 
