@@ -169,9 +169,9 @@ export interface ProfiledRun {
  * Starts an n8n under --cpu-prof (with `alsoInstall` tarballs too), lets `runs` use it, stops it (V8 writes the
  * profile at exit) and prints a summary of each run's node window.
  */
-export async function withProfiledN8n(runs: (b: BenchN8n) => Promise<ProfiledRun[]>, alsoInstall: string[] = []): Promise<void> {
+export async function withProfiledN8n(runs: (b: BenchN8n) => Promise<ProfiledRun[]>, alsoInstall: string[] = [], env: Record<string, string> = {}): Promise<void> {
 	const dir = mkdtempSync(join(tmpdir(), 'voucher-bench-prof-'));
-	const profiled = await startBenchN8n({ NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` }, alsoInstall);
+	const profiled = await startBenchN8n({ ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` }, alsoInstall);
 	let done: ProfiledRun[];
 	try {
 		done = await runs(profiled);

@@ -22,9 +22,11 @@
 //    alternating halves, checked to start no execution.
 // Then (unless BENCH_PROFILE=0) a second n8n under --cpu-prof takes refused and
 // accepted deliveries for each trigger, and the profile is summarised over each
-// load window (BENCH_PROFILE_N deliveries each, default 100).
+// load window (BENCH_PROFILE_N deliveries each, default 100); then a third, under the lazy
+// setting, takes accepted deliveries into a trigger that remembers nothing and one that
+// remembers BENCH_REMEMBERED events.
 import { executionCount, minimalTriggerTarball } from './instance.mts';
-import { FLOOD_CLIENTS, FLOOD_GENUINE, FLOOD_SECONDS, REMEMBERED, electionFallbacks, floodBoth, rememberedP99, type FloodResult } from './triggerFlood.mts';
+import { FLOOD_CLIENTS, FLOOD_GENUINE, FLOOD_SECONDS, REMEMBERED, electionFallbacks, floodBoth, rememberedP99, rememberingTriggers, type FloodResult } from './triggerFlood.mts';
 import { fire, type Delivery, type LoadResult } from './load.mts';
 import { withProfiledN8n } from './profile.mts';
 import { atLeast, atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table, type Row } from './report.mts';
@@ -208,5 +210,18 @@ if (envInt('BENCH_PROFILE', 1) > 0) {
 			await window('plain Webhook node, accepted', hooks.plain.url, () => signed(event())),
 		];
 	}, [minimalTriggerTarball()]);
+	// Where the time goes once the trigger remembers many events, under the setting its goal names.
+	if (REMEMBERED > 0) {
+		await withProfiledN8n(async (p) => {
+			const { seeded, fresh } = await rememberingTriggers(p);
+			const empty = await fresh('bench remembers nothing (profiled)');
+			const window = async (title: string, url: string) => {
+				const r = await fire(url, 16, n, () => signed(event()));
+				await new Promise((res) => setTimeout(res, 3000)); // the window's elections end inside it
+				return { title: `${title}, ${n} at c=16 (${fmt(r.perSecond)}/s, p99 ${fmt(r.p99)} ms)`, nodeMonoStartUs: r.monoStartUs, nodeMonoEndUs: r.monoEndUs + 3_000_000, requests: n };
+			};
+			return [await window('lazy, ours, accepted, none remembered', empty.url), await window(`lazy, ours, accepted, ${REMEMBERED} remembered`, seeded.url)];
+		}, [], { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' });
+	}
 }
 print(conditionsTable('bench:trigger'));

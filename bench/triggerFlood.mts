@@ -129,10 +129,10 @@ export async function floodBoth(b: BenchN8n, label: string): Promise<{ ours: Flo
 }
 
 /**
- * p99 of signed deliveries at 16 at a time into a trigger node that remembers nothing and
- * into one that has seen `REMEMBERED` events, alternating in halves.
+ * A trigger workflow that has seen `REMEMBERED` events, and a maker of fresh ones that have
+ * seen none, each with its own webhook URL.
  */
-export async function rememberedP99(b: BenchN8n, count: number): Promise<{ none: LoadResult[]; remembered: LoadResult[] }> {
+export async function rememberingTriggers(b: BenchN8n): Promise<{ seeded: { id: string; url: string }; fresh: (name: string) => Promise<{ id: string; url: string }> }> {
 	const cred = await webhookCredential(b.rest, 'Voucher webhooks (remembered)', TRIGGER_SECRET);
 	const fresh = async (name: string) => {
 		const hook = crypto.randomUUID();
@@ -145,6 +145,15 @@ export async function rememberedP99(b: BenchN8n, count: number): Promise<{ none:
 	say(`remembering ${REMEMBERED} events (each one's execution holds the election for about a second)`);
 	const seed = await fire(seeded.url, 16, REMEMBERED, () => signed(event()));
 	await waitForExecutions(b.rest, seeded.id, seed.statuses[200] ?? 0);
+	return { seeded, fresh };
+}
+
+/**
+ * p99 of signed deliveries at 16 at a time into a trigger node that remembers nothing and
+ * into one that has seen `REMEMBERED` events, alternating in halves.
+ */
+export async function rememberedP99(b: BenchN8n, count: number): Promise<{ none: LoadResult[]; remembered: LoadResult[] }> {
+	const { seeded, fresh } = await rememberingTriggers(b);
 	const half = Math.ceil(count / 2);
 	const none: LoadResult[] = [];
 	const remembered: LoadResult[] = [];
