@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { ItemOutcome, ItemPlan, RunSettings } from '../actions/types';
 import type { VoucherApiClient } from '../transport/client';
 import { mapWithConcurrency } from '../shared/concurrency';
-import { formatNaira } from '../shared/money';
+import { formatNaira, toNaira } from '../shared/money';
 import { orderItems } from '../shared/orderOutput';
 import type { CreateSettings, ItemOrder, PlannedOrder, RunSpending } from '../orderTypes';
 import { dryRunHint } from './dryRunHint';
@@ -25,7 +25,8 @@ async function preview(
 	{ itemIndex, request }: PlannedOrder,
 	settings: CreateSettings,
 ): Promise<Preview> {
-	const { reference, amount } = request.body;
+	const { reference, amountKobo } = request.body;
+	const amount = toNaira(amountKobo);
 	const json: IDataObject = { dryRun: true, reference, amount, vouchers: voucherCount(request) };
 	try {
 		const existing = await findOrder(client, reference, itemIndex);

@@ -1,16 +1,35 @@
 import { NodeOperationError } from 'n8n-workflow';
-import type { INode } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
 import { asNodeError, isVoucherApiError } from '../transport/errors';
 import { backoffDelay, CREATE_RETRY, RATE_LIMIT_PATIENCE_MS, wait } from '../transport/retry';
-import type { CreateSettings, IfReferenceExists, OrderResult, PlannedOrder } from '../orderTypes';
+import { toNaira } from '../shared/money';
+import type {
+	CreateSettings,
+	IfReferenceExists,
+	OrderRequest,
+	OrderResult,
+	PlannedOrder,
+} from '../orderTypes';
 import { findOrder, readOrder, waitForTerminalStatus } from './orderLookup';
 import { checkFoundOrder, orderDifferences } from './orderMatch';
 import { orderTotalKobo } from './orderTotal';
 import { assertWithinSpendingLimit } from './spendingGuard';
 
 /* Single orders and campaign orders are both bought here, and only here. */
+
+/**
+ * The body as the spec has it, the amount in Naira, in the place where the request holds its
+ * kobo, so the JSON sent keeps its order of fields.
+ */
+function sentBody({ body }: OrderRequest): IDataObject {
+	return Object.fromEntries(
+		Object.entries(body).map(([key, value]) =>
+			key === 'amountKobo' ? ['amount', toNaira(body.amountKobo)] : [key, value],
+		),
+	);
+}
 
 /** Throws when the order's total is above the spending limit. Plans call it before anything is sent. */
 export function checkSpending(
@@ -193,7 +212,7 @@ async function createOrderSafely(
 				await client.send({
 					method: 'POST',
 					path: request.path,
-					body: request.body,
+					body: sentBody(request),
 					itemIndex,
 					reference,
 				})
