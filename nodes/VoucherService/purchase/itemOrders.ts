@@ -12,8 +12,8 @@ import { newRunTally, runSummaryHint } from './runSummary';
 import { findOrder, referenceKey } from './orderLookup';
 import { checkFoundOrder } from './orderMatch';
 import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderTotal';
-import { checkSpending, placeOrder, refuseExistingReference } from './placeOrder';
-import { RUN_LIMIT_ADVICE, runLimitProblem } from './spendingGuard';
+import { placeOrder, refuseExistingReference } from './placeOrder';
+import { RUN_LIMIT_ADVICE, assertWithinSpendingLimit, runLimitProblem } from './spendingGuard';
 import { checkWallet, uncheckedWalletHint, walletRefusals } from './walletCheck';
 import type { WalletCheck } from './walletCheck';
 
@@ -128,8 +128,8 @@ export async function planItemOrders(
 			if (firstItem !== undefined)
 				throw sharedReferenceError(node, itemIndex, reference, firstItem);
 			firstItemOf.set(referenceKey(reference), itemIndex);
-			checkSpending(node, item, item.settings.limitKobo);
 			const orderKobo = orderTotalKobo(item.request);
+			assertWithinSpendingLimit(node, itemIndex, orderKobo, item.settings.limitKobo);
 			const overRun = runLimitError(node, itemIndex, orderKobo, runKobo, spending.runLimitKobo);
 			if (overRun) throw overRun;
 			runKobo += orderKobo;

@@ -14,8 +14,6 @@ import type {
 } from '../orderTypes';
 import { findOrder, readOrder, waitForTerminalStatus } from './orderLookup';
 import { checkFoundOrder, orderDifferences } from './orderMatch';
-import { orderTotalKobo } from './orderTotal';
-import { assertWithinSpendingLimit } from './spendingGuard';
 
 /* Single orders and campaign orders are both bought here, and only here. */
 
@@ -31,22 +29,15 @@ function sentBody({ body }: OrderRequest): IDataObject {
 	);
 }
 
-/** Throws when the order's total is above the spending limit. Plans call it before anything is sent. */
-export function checkSpending(
-	node: INode,
-	order: PlannedOrder,
-	limitKobo: number | undefined,
-): void {
-	assertWithinSpendingLimit(node, order.itemIndex, orderTotalKobo(order.request), limitKobo);
-}
-
-/** Buys one planned order: spending guard, safe create, then the wait if asked for. */
+/**
+ * Buys one planned order: safe create, then the wait if asked for. Its plan has refused it
+ * already if it is above the spending limit.
+ */
 export async function placeOrder(
 	client: VoucherApiClient,
 	order: PlannedOrder,
-	settings: Omit<CreateSettings, 'dryRun'>,
+	settings: Omit<CreateSettings, 'dryRun' | 'limitKobo'>,
 ): Promise<OrderResult> {
-	checkSpending(client.node, order, settings.limitKobo);
 	const created = await createOrderSafely(client, order, settings.ifReferenceExists);
 	if (!settings.waitForCompletion) return created;
 	const waited = await waitForTerminalStatus(
