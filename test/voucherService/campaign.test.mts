@@ -146,7 +146,7 @@ describe('recipients from input items', () => {
 			recipient: { firstName: 'A', lastName: 'B', email: `${itemIndex}@example.com` },
 			recipientKey: String(itemIndex),
 			amountKobo: 100,
-			orderFields: { productCode: 'P', amount: 1, templateId: 1, narration, couponCode: undefined },
+			orderFields: { productCode: 'P', templateId: 1, narration, couponCode: undefined },
 			orderKey: narration,
 		});
 		expect(narrationHint([{ rows: [row(0, 'x'), row(1, 'y')], orders: 2 }], 10)?.message).toMatch(

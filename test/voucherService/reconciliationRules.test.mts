@@ -18,7 +18,6 @@ function row(itemIndex: number, email: string): CampaignRow {
 		amountKobo: 100_000,
 		orderFields: {
 			productCode: 'P',
-			amount: 1000,
 			templateId: 1,
 			narration: undefined,
 			couponCode: undefined,

@@ -1,7 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { formatNaira, toKobo } from '../shared/money';
+import { formatNaira } from '../shared/money';
 import type { Order, OrderRequest, PlannedOrder } from './types';
 import { listed } from '../shared/wording';
 
@@ -41,10 +41,9 @@ function missingFrom(a: string[], b: string[]): string[] {
 	});
 }
 
-function valueDifference(vouchers: IDataObject[], amount: number): string[] {
-	const askedKobo = toKobo(amount);
+function valueDifference(vouchers: IDataObject[], askedKobo: number): string[] {
 	const other = vouchers.map(voucherKobo).find((kobo) => kobo !== askedKobo);
-	if (other === undefined || askedKobo === undefined) return [];
+	if (other === undefined) return [];
 	return [
 		`its vouchers are worth ${formatNaira(other)}, this item asks for ${formatNaira(askedKobo)}`,
 	];
@@ -80,7 +79,7 @@ function matchOrder(order: Order, request: OrderRequest): OrderMatch {
 	const complete = order.status === 'COMPLETED';
 	let differences: string[];
 	if (request.path === '/v2/orders') {
-		const { quantity, amount } = request.body;
+		const { quantity, amountKobo } = request.body;
 		const countDiffers = complete ? vouchers.length !== quantity : vouchers.length > quantity;
 		differences = forRecipients
 			? ['it is an order for recipients, this item asks for a download order']
@@ -88,14 +87,14 @@ function matchOrder(order: Order, request: OrderRequest): OrderMatch {
 					...(countDiffers
 						? [`it has ${vouchers.length} vouchers, this item asks for ${quantity}`]
 						: []),
-					...valueDifference(vouchers, amount),
+					...valueDifference(vouchers, amountKobo),
 				];
 	} else {
-		const { recipients, amount } = request.body;
+		const { recipients, amountKobo } = request.body;
 		differences = forRecipients
 			? [
 					...recipientDifferences(vouchers, recipients, complete),
-					...valueDifference(vouchers, amount),
+					...valueDifference(vouchers, amountKobo),
 				]
 			: ['it is a download order, this item asks for an order for recipients'];
 	}

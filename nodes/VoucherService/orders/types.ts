@@ -9,8 +9,9 @@ import type { DownloadOrderBody, Recipient, RecipientOrderBody } from '../shared
  */
 
 /**
- * Everything a create sends. Reference, amount and voucher count are read from the body,
- * never carried beside it, so what is checked is always what is sent.
+ * Everything a create sends, its amount in whole kobo until it is sent. Reference, amount and
+ * voucher count are read from the body, never carried beside it, so what is checked is always
+ * what is sent.
  */
 export type OrderRequest =
 	| { path: '/v2/orders'; body: DownloadOrderBody }
@@ -88,7 +89,7 @@ export interface CampaignRow {
 	recipientKey: string;
 	amountKobo: number;
 	/** The fields a new order for this row sends, besides its reference and recipients. */
-	orderFields: Omit<RecipientOrderBody, 'reference' | 'recipients'>;
+	orderFields: Omit<RecipientOrderBody, 'reference' | 'recipients' | 'amountKobo'>;
 	/** Rows with the same key may share a new order. */
 	orderKey: string;
 }

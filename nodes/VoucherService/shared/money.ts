@@ -10,6 +10,15 @@ export function toKobo(naira: number): number | undefined {
 	return Number.isSafeInteger(kobo) ? kobo : undefined;
 }
 
+/**
+ * The Naira number a request sends for whole kobo. Exact for every amount toKobo accepts: the
+ * kobo and 100 are exact doubles, so the division rounds once, to the double nearest the
+ * two-decimal value, which is the double the amount was read as.
+ */
+export function toNaira(kobo: number): number {
+	return kobo / 100;
+}
+
 export function formatNaira(kobo: number): string {
 	const naira = Math.floor(kobo / 100);
 	const rest = String(kobo % 100).padStart(2, '0');

@@ -57,12 +57,14 @@ const optionalText =
 		return String(value).trim() || undefined;
 	};
 
-const amount: Rule<number> = (value) => {
+/** The amount is written in Naira and kept in whole kobo from here on: its one conversion. */
+const amountKobo: Rule<number> = (value) => {
 	const naira = numeric('Amount')(value);
 	if (naira instanceof Invalid) return naira;
 	if (!(Number.isFinite(naira) && naira > 0)) return invalid('Amount must be greater than 0');
-	if (toKobo(naira) === undefined) return invalid('Amount must have at most 2 decimal places');
-	return naira;
+	const kobo = toKobo(naira);
+	if (kobo === undefined) return invalid('Amount must have at most 2 decimal places');
+	return kobo;
 };
 
 const integer =
@@ -114,8 +116,14 @@ const reference: Rule<string> = (value) => {
 	return text;
 };
 
-type Shape = Record<string, Rule<unknown>>;
-type Valid<R> = R extends Rule<infer T> ? T : never;
+/** A field kept under another name than the one it is read and named under in errors. */
+interface Renamed<T> {
+	readFrom: string;
+	rule: Rule<T>;
+}
+
+type Shape = Record<string, Rule<unknown> | Renamed<unknown>>;
+type Valid<R> = R extends Rule<infer T> ? T : R extends Renamed<infer T> ? T : never;
 /** A field whose rule may give undefined is left out, so it is optional. */
 type Output<S extends Shape> = {
 	[K in keyof S as undefined extends Valid<S[K]> ? never : K]: Valid<S[K]>;
@@ -140,9 +148,11 @@ function object<S extends Shape>(shape: S): Rule<Output<S>> {
 		>;
 		const output: Record<string, unknown> = {};
 		const problems: Problem[] = [];
-		for (const [key, rule] of Object.entries(shape)) {
-			const result = rule(input[key]);
-			if (result instanceof Invalid) problems.push(...under(key, result));
+		for (const [key, field] of Object.entries(shape)) {
+			const { readFrom, rule } =
+				typeof field === 'function' ? { readFrom: key, rule: field } : field;
+			const result = rule(input[readFrom]);
+			if (result instanceof Invalid) problems.push(...under(readFrom, result));
 			else if (result !== undefined) output[key] = result;
 		}
 		if (problems.length > 0) return new Invalid(problems);
@@ -180,7 +190,7 @@ export const COUPON_JSON_KEY = 'couponCode';
 const orderShape = {
 	reference,
 	productCode: requiredText('Product code'),
-	amount,
+	amountKobo: { readFrom: 'amount', rule: amountKobo },
 	[COUPON_JSON_KEY]: optionalText('Coupon code'),
 };
 
@@ -214,8 +224,8 @@ export function templateIdAsSent(id: unknown): number | undefined {
 }
 
 /*
- * The two create bodies are what these schemas give: a validated value is sent as it is, so
- * what is checked is what is sent.
+ * The two create bodies are what these schemas give: a validated value is sent as it is (the
+ * amount as the Naira of its kobo), so what is checked is what is sent.
  */
 export const downloadOrderSchema = object({ ...orderShape, quantity: integer('Quantity', 1), pin });
 

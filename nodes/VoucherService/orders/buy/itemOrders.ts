@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { ItemOutcome, ItemPlan, RunSettings } from '../../plan';
 import type { VoucherApiClient } from '../../transport/client';
 import { mapWithConcurrency } from '../../shared/concurrency';
-import { formatNaira } from '../../shared/money';
+import { formatNaira, toNaira } from '../../shared/money';
 import { orderItems } from '../output';
 import type { CreateSettings, ItemOrder, PlannedOrder, RunSpending } from '../types';
 import { dryRunHint } from './dryRunHint';
@@ -12,8 +12,8 @@ import { newRunTally, runSummaryHint } from './runSummary';
 import { findOrder, referenceKey } from '../lookup';
 import { checkFoundOrder } from '../match';
 import { orderTotalKobo, ordersTotalKobo, voucherCount } from './orderTotal';
-import { checkSpending, placeOrder, refuseExistingReference } from './placeOrder';
-import { RUN_LIMIT_ADVICE, runLimitProblem } from './spendingGuard';
+import { placeOrder, refuseExistingReference } from './placeOrder';
+import { RUN_LIMIT_ADVICE, assertWithinSpendingLimit, runLimitProblem } from './spendingGuard';
 import { checkWallet, uncheckedWalletHint, walletRefusals } from './walletCheck';
 import type { WalletCheck } from './walletCheck';
 
@@ -25,7 +25,8 @@ async function preview(
 	{ itemIndex, request }: PlannedOrder,
 	settings: CreateSettings,
 ): Promise<Preview> {
-	const { reference, amount } = request.body;
+	const { reference, amountKobo } = request.body;
+	const amount = toNaira(amountKobo);
 	const json: IDataObject = { dryRun: true, reference, amount, vouchers: voucherCount(request) };
 	try {
 		const existing = await findOrder(client, reference, itemIndex);
@@ -127,8 +128,8 @@ export async function planItemOrders(
 			if (firstItem !== undefined)
 				throw sharedReferenceError(node, itemIndex, reference, firstItem);
 			firstItemOf.set(referenceKey(reference), itemIndex);
-			checkSpending(node, item, item.settings.limitKobo);
 			const orderKobo = orderTotalKobo(item.request);
+			assertWithinSpendingLimit(node, itemIndex, orderKobo, item.settings.limitKobo);
 			const overRun = runLimitError(node, itemIndex, orderKobo, runKobo, spending.runLimitKobo);
 			if (overRun) throw overRun;
 			runKobo += orderKobo;

@@ -1,13 +1,12 @@
-import { toKobo } from '../../shared/money';
 import type { OrderRequest } from '../types';
 
 export function voucherCount(request: OrderRequest): number {
 	return request.path === '/v2/orders' ? request.body.quantity : request.body.recipients.length;
 }
 
-/** What the order costs before any coupon, in integer kobo (the amount was validated to whole kobo). */
+/** What the order costs before any coupon, in integer kobo. */
 export function orderTotalKobo(request: OrderRequest): number {
-	return (toKobo(request.body.amount) ?? Number.NaN) * voucherCount(request);
+	return request.body.amountKobo * voucherCount(request);
 }
 
 /** What these orders cost together before coupons: the dry run's total and the run's. */

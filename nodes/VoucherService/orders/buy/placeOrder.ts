@@ -1,33 +1,43 @@
 import { NodeOperationError } from 'n8n-workflow';
-import type { INode } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
 import { asNodeError, isVoucherApiError } from '../../transport/errors';
 import { backoffDelay, CREATE_RETRY, RATE_LIMIT_PATIENCE_MS, wait } from '../../transport/retry';
-import type { CreateSettings, IfReferenceExists, OrderResult, PlannedOrder } from '../types';
+import { toNaira } from '../../shared/money';
+import type {
+	CreateSettings,
+	IfReferenceExists,
+	OrderRequest,
+	OrderResult,
+	PlannedOrder,
+} from '../types';
 import { findOrder, readOrder, waitForTerminalStatus } from '../lookup';
 import { checkFoundOrder, orderDifferences } from '../match';
-import { orderTotalKobo } from './orderTotal';
-import { assertWithinSpendingLimit } from './spendingGuard';
 
 /* Single orders and campaign orders are both bought here, and only here. */
 
-/** Throws when the order's total is above the spending limit. Plans call it before anything is sent. */
-export function checkSpending(
-	node: INode,
-	order: PlannedOrder,
-	limitKobo: number | undefined,
-): void {
-	assertWithinSpendingLimit(node, order.itemIndex, orderTotalKobo(order.request), limitKobo);
+/**
+ * The body as the spec has it, the amount in Naira, in the place where the request holds its
+ * kobo, so the JSON sent keeps its order of fields.
+ */
+function sentBody({ body }: OrderRequest): IDataObject {
+	return Object.fromEntries(
+		Object.entries(body).map(([key, value]) =>
+			key === 'amountKobo' ? ['amount', toNaira(body.amountKobo)] : [key, value],
+		),
+	);
 }
 
-/** Buys one planned order: spending guard, safe create, then the wait if asked for. */
+/**
+ * Buys one planned order: safe create, then the wait if asked for. Its plan has refused it
+ * already if it is above the spending limit.
+ */
 export async function placeOrder(
 	client: VoucherApiClient,
 	order: PlannedOrder,
-	settings: Omit<CreateSettings, 'dryRun'>,
+	settings: Omit<CreateSettings, 'dryRun' | 'limitKobo'>,
 ): Promise<OrderResult> {
-	checkSpending(client.node, order, settings.limitKobo);
 	const created = await createOrderSafely(client, order, settings.ifReferenceExists);
 	if (!settings.waitForCompletion) return created;
 	const waited = await waitForTerminalStatus(
@@ -193,7 +203,7 @@ async function createOrderSafely(
 				await client.send({
 					method: 'POST',
 					path: request.path,
-					body: request.body,
+					body: sentBody(request),
 					itemIndex,
 					reference,
 				})

@@ -5,7 +5,7 @@ import type { ItemOutcome, ItemPlan, ItemsJob, RunSettings } from '../../plan';
 import type { VoucherApiClient } from '../../transport/client';
 import { asNodeError } from '../../transport/errors';
 import { mapWithConcurrency } from '../../shared/concurrency';
-import { formatNaira } from '../../shared/money';
+import { formatNaira, toNaira } from '../../shared/money';
 import type {
 	CampaignOrder,
 	CampaignRow,
@@ -140,7 +140,7 @@ function settledOutcome(
 			return undefined;
 		case 'held': {
 			const json = rowJson(row, { order: decision.order, alreadyExisted: true }, decision.voucher);
-			const preview = { dryRun: true, wouldBuy: false, amount: row.orderFields.amount };
+			const preview = { dryRun: true, wouldBuy: false, amount: toNaira(row.amountKobo) };
 			return { itemIndex, json: [dryRun ? { ...preview, ...json } : json] };
 		}
 		case 'refused':
@@ -328,12 +328,16 @@ export async function planCampaign(
 		const chunks = chunkNewRows(newRows, perOrder);
 		chunked.push({ rows: newRows, orders: chunks.length });
 		for (const chunk of chunks) {
+			// The amount after the product code, where the body of a campaign's order has always had it.
+			const { productCode, ...orderFields } = chunk[0].orderFields;
 			const order: PlannedOrder = {
 				itemIndex: chunk[0].itemIndex,
 				request: {
 					path: '/v2/orders/recipients',
 					body: {
-						...chunk[0].orderFields,
+						productCode,
+						amountKobo: chunk[0].amountKobo,
+						...orderFields,
 						reference: campaignOrderReference(base, number),
 						recipients: chunk.map((row) => row.recipient),
 					},
@@ -359,7 +363,8 @@ export async function planCampaign(
 	const narration = narrationHint(chunked, perOrder);
 	if (settings.dryRun) {
 		for (const { rows, order } of newOrders) {
-			const { reference, amount } = order.request.body;
+			const { reference, amountKobo } = order.request.body;
+			const amount = toNaira(amountKobo);
 			for (const row of rows) {
 				plan.settled.push({
 					itemIndex: row.itemIndex,

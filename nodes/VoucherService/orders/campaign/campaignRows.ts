@@ -1,6 +1,5 @@
 import type { INode } from 'n8n-workflow';
 
-import { toKobo } from '../../shared/money';
 import { campaignRowSchema, COUPON_JSON_KEY, validate } from '../../shared/validation';
 import type { CampaignRow } from '../types';
 import { recipientKey } from '../match';
@@ -28,14 +27,13 @@ export type RawCampaignRow = Record<string, unknown>;
 
 /** Validates one row; throws an error naming the item and the field. */
 export function campaignRowOf(node: INode, itemIndex: number, raw: RawCampaignRow): CampaignRow {
-	const { reference, firstName, lastName, email, ...orderFields } = validate(
+	const { reference, firstName, lastName, email, amountKobo, ...orderFields } = validate(
 		campaignRowSchema,
 		raw,
 		node,
 		itemIndex,
 	);
 	const recipient = { firstName, lastName, email };
-	const amountKobo = toKobo(orderFields.amount) as number;
 	return {
 		itemIndex,
 		base: reference,
