@@ -153,8 +153,8 @@ function answerUnavailable(
  * make the service's retry look like a duplicate.
  */
 function isKnownDuplicate(this: IWebhookFunctions, key: string | undefined): boolean {
-	// A Test URL delivery (the editor listening) is neither filtered nor remembered, so
-	// it can never swallow the production copy of the same event.
+	// A Test URL delivery (the editor listening) passes the filters like any other, but is
+	// never deduplicated nor remembered, so it can never swallow the production copy.
 	const remembers =
 		key !== undefined &&
 		this.getMode() !== 'manual' &&

@@ -7,8 +7,8 @@
 export const MAX_CONCURRENCY_LIMIT = 32;
 
 /**
- * The transport paces requests adaptively below this ceiling (starting at 4, backing off
- * on 429, 5xx and slow answers), so the default can be the cap: a service that accepts
+ * The transport paces requests adaptively below this ceiling (starting at its START_LIMIT,
+ * backing off on 429, 5xx and slow answers), so the default can be the cap: a service that accepts
  * more gets it, one that objects gets less.
  * @alias the same value as MAX_CONCURRENCY_LIMIT, named for what it is used as
  */
