@@ -178,7 +178,7 @@ for (const { setting, c16, flood, remembered, fallbacks } of results) {
 		const rateRow = atLeast(`${tag} flood: forged answered/s, ours vs the Webhook node`, o.forged.perSecond, p.forged.perSecond, 0.8, '/s');
 		goals.push(...(setting.name === 'lazy' ? [p99Row, rateRow] : [{ ...p99Row, goal: undefined, met: undefined }, { ...rateRow, goal: undefined, met: undefined }]));
 		// n8n shows no count of credential reads from outside. A read refuses every forged delivery that arrived before it began, so the 401s say how many waited, not how many reads ran.
-		goals.push(info(`${tag} flood: credential reads per second`, 'at most 1/s', `by construction, per workflow and credential (test/trigger/secretCache.test.mts); forged deliveries those reads refused: ${fmt((o.forged.statuses[401] ?? 0) / o.seconds, 2)}/s`));
+		goals.push(info(`${tag} flood: credential reads per second`, 'at most 1/s', `by construction, per workflow and credential (test/nodes/VoucherServiceTrigger/secretCache.test.mts); forged deliveries those reads refused: ${fmt((o.forged.statuses[401] ?? 0) / o.seconds, 2)}/s`));
 	}
 	goals.push({ ...info(`${tag} run-once election fallbacks (n8n's log)`, String(fallbacks)), goal: '0', met: fallbacks === 0 });
 }
