@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { until } from '../../real-n8n/fixtures.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { postDownload, startReceiver } from './helpers.mts';
+import { postDownload, startReceiver } from './sandboxClient.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {

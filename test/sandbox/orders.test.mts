@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { until } from '../../real-n8n/fixtures.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { call, download, postDownload, recipients } from './helpers.mts';
+import { call, download, postDownload, recipients } from './sandboxClient.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {

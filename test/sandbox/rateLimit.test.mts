@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRateLimiter } from '../../sandbox/rateLimit.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { RateLimitOptions, Sandbox } from '../../sandbox/server.mts';
-import { call, download } from './helpers.mts';
+import { call, download } from './sandboxClient.mts';
 
 /** A limiter on a clock the test moves; `admit(n)` counts n requests at the current time. */
 function limiterOn(options: RateLimitOptions) {

@@ -5,8 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../real-n8n/fixtures.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { call, postDownload, postRecipients, startReceiver } from './helpers.mts';
-import type { Hit } from './helpers.mts';
+import { call, postDownload, postRecipients, startReceiver } from './sandboxClient.mts';
+import type { Hit } from './sandboxClient.mts';
 
 const SECRET = 'whsec_sandbox_test_ä';
 const TIME_FACTOR = 0.001; // retry delays of 180, 360, 720 and 1440 ms

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { call, postDownload } from './helpers.mts';
+import { call, postDownload } from './sandboxClient.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
 import { DIALECTS, opaqueTemplateId } from '../../sandbox/dialect.mts';
-import { call, download, recipients } from './helpers.mts';
+import { call, download, recipients } from './sandboxClient.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
