@@ -23,7 +23,7 @@
 // Then (unless BENCH_PROFILE=0) a second n8n under --cpu-prof takes refused and
 // accepted deliveries for each trigger, and the profile is summarised over each
 // load window (BENCH_PROFILE_N deliveries each, default 100).
-import { executionCount, minimalTriggerTarball } from './instance.mts';
+import { executionCount, minimalTriggerTarball } from './harness.mts';
 import { FLOOD_CLIENTS, FLOOD_GENUINE, FLOOD_SECONDS, REMEMBERED, electionFallbacks, floodBoth, rememberedP99, type FloodResult } from './triggerFlood.mts';
 import { fire, type Delivery, type LoadResult } from './load.mts';
 import { withProfiledN8n } from './profile.mts';

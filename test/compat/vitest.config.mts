@@ -1,5 +1,5 @@
 // The compatibility matrix (npm run test:compat): one smoke suite, run against a real
-// n8n of every version in real-n8n/versions.mts. global-setup.mts installs and starts
+// n8n of every version in real-n8n/versions.mts. compatSetup.mts installs and starts
 // them all; the suite's describe blocks take them one after another.
 import { fileURLToPath } from 'node:url';
 
@@ -11,7 +11,7 @@ export default defineConfig({
 	root,
 	test: {
 		include: ['test/compat/**/*.compat.test.mts'],
-		globalSetup: ['test/compat/global-setup.mts'],
+		globalSetup: ['test/compat/compatSetup.mts'],
 		fileParallelism: false,
 		pool: 'forks',
 		testTimeout: 120_000,

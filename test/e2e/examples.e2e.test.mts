@@ -30,7 +30,7 @@ import {
 	postEvent,
 	sandboxApiCredential,
 	until,
-} from './helpers.mts';
+} from './n8nUnderTest.mts';
 import { inject } from 'vitest';
 
 const SECRET = 'whsec_examples';

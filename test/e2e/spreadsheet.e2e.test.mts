@@ -32,7 +32,7 @@ import {
 	type WorkflowJson,
 } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './helpers.mts';
+import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './n8nUnderTest.mts';
 
 const MANUAL_TRIGGER = 'When clicking ‘Execute workflow’';
 const COLUMNS = ['Row ID', 'First Name', 'Last Name', 'Email', 'Amount', 'Delivery'] as const;

@@ -1,5 +1,5 @@
 // End-to-end tests against a real n8n (see real-n8n/). One n8n is started by
-// global-setup.mts for the whole run, with our packed package installed the
+// e2eSetup.mts for the whole run, with our packed package installed the
 // way a community package is installed manually; files run one after another.
 import { fileURLToPath } from 'node:url';
 
@@ -11,7 +11,7 @@ export default defineConfig({
 	root,
 	test: {
 		include: ['test/e2e/**/*.e2e.test.mts'],
-		globalSetup: ['test/e2e/global-setup.mts'],
+		globalSetup: ['test/e2e/e2eSetup.mts'],
 		fileParallelism: false,
 		pool: 'forks',
 		testTimeout: 120_000,

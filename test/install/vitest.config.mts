@@ -12,7 +12,7 @@ export default defineConfig({
 	root,
 	test: {
 		include: ['test/install/**/*.install.test.mts'],
-		globalSetup: ['test/install/global-setup.mts'],
+		globalSetup: ['test/install/installSetup.mts'],
 		fileParallelism: false,
 		pool: 'forks',
 		testTimeout: 180_000,

@@ -1,5 +1,5 @@
 // The queue-mode suite: n8n with PostgreSQL, Redis, a main process, two
-// workers and two webhook processes (test/queue/global-setup.mts). Runs the
+// workers and two webhook processes (test/queue/queueSetup.mts). Runs the
 // end-to-end files whose behaviour must hold on workers and webhook
 // processes, plus the files here.
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,7 @@ export default defineConfig({
 			'test/e2e/redelivery.e2e.test.mts',
 			'test/queue/**/*.queue.test.mts',
 		],
-		globalSetup: ['test/queue/global-setup.mts'],
+		globalSetup: ['test/queue/queueSetup.mts'],
 		fileParallelism: false,
 		pool: 'forks',
 		testTimeout: 180_000,

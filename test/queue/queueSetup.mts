@@ -2,7 +2,7 @@
 // (n8n into the per-user cache; Debian's redis-server; the embedded
 // PostgreSQL 17 is a dev dependency), packs our package, starts PostgreSQL,
 // Redis and n8n in queue mode (one main process, two workers, two webhook
-// processes, a router in front; real-n8n/queue.mts, which also creates the
+// processes, a router in front; real-n8n/queueCluster.mts, which also creates the
 // owner account). It provides what test/e2e's files inject, so the
 // same files run against the cluster: REST calls go to the main process,
 // production webhooks to the webhook processes, executions run on workers.
@@ -10,7 +10,7 @@ import type { TestProject } from 'vitest/node';
 
 import { ensureN8nInstalled } from '../../real-n8n/install.mts';
 import { buildAndPack, removePackedTarball } from '../../real-n8n/package-under-test.mts';
-import { startQueueCluster, type QueueCluster } from '../../real-n8n/queue.mts';
+import { startQueueCluster, type QueueCluster } from '../../real-n8n/queueCluster.mts';
 import { OWNER } from '../../real-n8n/rest.mts';
 import { startRestartControl } from '../e2e/restartControl.mts';
 

@@ -23,7 +23,7 @@ const WORKFLOW_DIR = fileURLToPath(new URL('./workflows/', import.meta.url));
 
 export const n8nUrl = (): string => inject('n8nUrl');
 
-/** A REST client with the owner's session (set up by global-setup.mts). */
+/** A REST client with the owner's session (set up by e2eSetup.mts, or queueSetup.mts). */
 export async function ownerClient(): Promise<N8nRest> {
 	const rest = new N8nRest(inject('n8nUrl'));
 	rest.cookie = inject('ownerCookie');
