@@ -12,6 +12,7 @@ import { ensureInstalledConcurrently } from '../../real-n8n/install.mts';
 import { startInstance, type Instance } from '../../real-n8n/instance.mts';
 import { buildAndPack, removePackedTarball } from '../../real-n8n/package-under-test.mts';
 import { installDir, installedWithNode } from '../../real-n8n/paths.mts';
+import { setupLog } from '../../real-n8n/suites.mts';
 import { N8N_VERSIONS, versionFacts } from '../../real-n8n/versions.mts';
 
 export interface CompatInstance {
@@ -34,9 +35,7 @@ declare module 'vitest' {
 	}
 }
 
-function say(msg: string): void {
-	process.stderr.write(`[compat setup] ${msg}\n`);
-}
+const say = setupLog('compat');
 
 /** The matrix, or the part named by COMPAT_VERSIONS. */
 export function selectedVersions(): string[] {

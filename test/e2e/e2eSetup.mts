@@ -12,31 +12,10 @@ import { ensureN8nInstalled } from '../../real-n8n/install.mts';
 import { startInstance, type Instance, type InstanceStep } from '../../real-n8n/instance.mts';
 import { buildAndPack, removePackedTarball } from '../../real-n8n/package-under-test.mts';
 import { REPO_ROOT } from '../../real-n8n/paths.mts';
-import { OWNER } from '../../real-n8n/rest.mts';
+import { provideN8nUnderTest, setupLog } from '../../real-n8n/suites.mts';
 import { startRestartControl } from './restartControl.mts';
 
-declare module 'vitest' {
-	export interface ProvidedContext {
-		n8nUrl: string;
-		n8nUserFolder: string;
-		/** n8n may read files here (N8N_RESTRICT_FILE_ACCESS_TO). */
-		n8nFilesDir: string;
-		owner: typeof OWNER;
-		/** The owner's session: files share it, as n8n allows only 5 logins a minute. */
-		ownerCookie: string;
-		timings: Record<string, number>;
-		/** Base URLs that serve production webhooks (the webhook processes in queue mode). */
-		webhookUrls: string[];
-		/** POST here to restart every n8n process (see restartControl.mts). */
-		restartUrl: string;
-		/** Log files of the processes that run executions (the workers in queue mode). */
-		executorLogs: string[];
-	}
-}
-
-function say(msg: string): void {
-	process.stderr.write(`[e2e setup] ${msg}\n`);
-}
+const say = setupLog('e2e');
 
 async function timed<T>(
 	label: string,
@@ -95,15 +74,16 @@ export default async function setup(project: TestProject) {
 	await chromium.catch((e) => say(`chromium unavailable: ${(e as Error).message}`));
 	const control = await startRestartControl(() => instance.restart());
 
-	project.provide('n8nUrl', n8n.url);
-	project.provide('n8nUserFolder', userFolder);
-	project.provide('n8nFilesDir', filesDir);
-	project.provide('owner', OWNER);
-	project.provide('ownerCookie', rest.cookie);
-	project.provide('timings', timings);
-	project.provide('webhookUrls', [n8n.url]);
-	project.provide('restartUrl', control.url);
-	project.provide('executorLogs', [n8n.logFile]);
+	provideN8nUnderTest(project, {
+		n8nUrl: n8n.url,
+		n8nUserFolder: userFolder,
+		n8nFilesDir: filesDir,
+		ownerCookie: rest.cookie,
+		timings,
+		webhookUrls: [n8n.url],
+		restartUrl: control.url,
+		executorLogs: [n8n.logFile],
+	});
 
 	return async () => {
 		const t0 = Date.now();

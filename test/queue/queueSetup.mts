@@ -11,7 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { ensureN8nInstalled } from '../../real-n8n/install.mts';
 import { buildAndPack, removePackedTarball } from '../../real-n8n/package-under-test.mts';
 import { startQueueCluster, type QueueCluster } from '../../real-n8n/queueCluster.mts';
-import { OWNER } from '../../real-n8n/rest.mts';
+import { provideN8nUnderTest, setupLog } from '../../real-n8n/suites.mts';
 import { startRestartControl } from '../e2e/restartControl.mts';
 
 declare module 'vitest' {
@@ -25,9 +25,7 @@ declare module 'vitest' {
 	}
 }
 
-function say(msg: string): void {
-	process.stderr.write(`[queue setup] ${msg}\n`);
-}
+const say = setupLog('queue');
 
 export default async function setup(project: TestProject) {
 	const t0 = Date.now();
@@ -42,17 +40,16 @@ export default async function setup(project: TestProject) {
 	say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; main ${cluster.main.url}`);
 	const control = await startRestartControl(() => cluster!.restart());
 
-	project.provide('n8nUrl', cluster.main.url);
-	project.provide('n8nUserFolder', cluster.main.userFolder);
-	project.provide('n8nFilesDir', `${cluster.main.userFolder}/files`);
-	project.provide('owner', OWNER);
-	project.provide('ownerCookie', cluster.rest.cookie);
-	project.provide('timings', {});
-	project.provide(
-		'webhookUrls',
-		cluster.webhooks.map((w) => w.url),
-	);
-	project.provide('restartUrl', control.url);
+	provideN8nUnderTest(project, {
+		n8nUrl: cluster.main.url,
+		n8nUserFolder: cluster.main.userFolder,
+		n8nFilesDir: `${cluster.main.userFolder}/files`,
+		ownerCookie: cluster.rest.cookie,
+		timings: {},
+		webhookUrls: cluster.webhooks.map((w) => w.url),
+		restartUrl: control.url,
+		executorLogs: cluster.workers.map((w) => w.logFile),
+	});
 	const { host, port, database, user } = cluster.postgres;
 	project.provide('postgres', { host, port, database, user });
 	project.provide('routerUrl', cluster.router.url);
@@ -60,10 +57,6 @@ export default async function setup(project: TestProject) {
 		main: cluster.main.logFile,
 		webhooks: cluster.webhooks.map((w) => w.logFile),
 	});
-	project.provide(
-		'executorLogs',
-		cluster.workers.map((w) => w.logFile),
-	);
 
 	return async () => {
 		await control.close();
