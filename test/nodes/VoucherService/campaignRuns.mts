@@ -1,8 +1,8 @@
 /**
  * Campaign runs against a sandbox, judged from the sandbox's own books: the vouchers each
- * recipient holds across all orders of the campaign, and one debit per order. Shared by the
- * campaign test files (campaignRerun, campaignFailures, campaignDryRun, campaignOptions,
- * campaignOutputs, spendingGuard).
+ * recipient holds across all orders of the campaign, and one debit per order. Built on
+ * voucherNodeRunner.mts, for every test that runs a campaign (orders/campaign/campaign.*,
+ * orders/buy/, actions/order/createOptions, and others).
  */
 import { expect } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
