@@ -18,7 +18,7 @@ import {
 	type ServedRequest,
 	startBenchN8n,
 	startBenchSandbox,
-} from './instance.mts';
+} from './harness.mts';
 import { withProfiledN8n } from './profile.mts';
 import { DEFAULT_CONCURRENCY } from '../nodes/VoucherService/shared/concurrency.ts';
 import { atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table } from './report.mts';

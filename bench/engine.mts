@@ -10,7 +10,7 @@
 import { fire, type LoadResult } from './load.mts';
 import { beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table, type Row } from './report.mts';
 import { badSignature, drain, event, floorRefuse, merge, setUpHooks, signed, startTriggerN8n, type Hook } from './triggerWorkflows.mts';
-import { executionCount } from './instance.mts';
+import { executionCount } from './harness.mts';
 
 const N = envInt('BENCH_ENGINE_N', 100);
 

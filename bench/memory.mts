@@ -26,7 +26,7 @@ import {
 	startBenchN8n,
 	startBenchSandbox,
 	type Credentials,
-} from './instance.mts';
+} from './harness.mts';
 import type { WorkflowJson } from '../real-n8n/rest.mts';
 import { atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table } from './report.mts';
 

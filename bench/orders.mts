@@ -26,7 +26,7 @@ import {
 	startBenchN8n,
 	startBenchSandbox,
 	type RunResult,
-} from './instance.mts';
+} from './harness.mts';
 import { withProfiledN8n, type ProfiledRun } from './profile.mts';
 import { atLeast, atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table, type Row } from './report.mts';
 

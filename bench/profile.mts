@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { startBenchN8n, type BenchN8n } from './instance.mts';
+import { startBenchN8n, type BenchN8n } from './harness.mts';
 import { fmt, print, say, table, type Row } from './report.mts';
 
 interface CallFrame {

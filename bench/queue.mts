@@ -1,5 +1,5 @@
 // Benchmark 3e: events in n8n's queue mode (issue #20 item 3). The cluster the
-// queue suite runs (real-n8n/queue.mts: PostgreSQL 17, Redis, one main process,
+// queue suite runs (real-n8n/queueCluster.mts: PostgreSQL 17, Redis, one main process,
 // two workers at n8n's default concurrency of 10, two webhook processes), two
 // active workflows, each trigger → NoOp ("Received"):
 // - ours: the Voucher Service Trigger with its run-once election (defaults);
@@ -37,10 +37,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 import { webhookCredential } from '../real-n8n/fixtures.mts';
-import { QUEUE_ROLES, startQueueCluster, type QueueCluster } from '../real-n8n/queue.mts';
+import { QUEUE_ROLES, startQueueCluster, type QueueCluster } from '../real-n8n/queueCluster.mts';
 import { parseFlatted } from '../real-n8n/rest.mts';
 import { pgClient, type PgClient } from '../real-n8n/services.mts';
-import { packageTarball } from './instance.mts';
+import { packageTarball } from './harness.mts';
 import { fireAt, type SpreadResult } from './load.mts';
 import { deliveryPlan, listSome, tallyRuns, type RunTally } from './queuePlan.mts';
 import { atMost, beginRun, conditionsTable, envInt, fmt, info, machine, percentile, print, say, table, type Row } from './report.mts';

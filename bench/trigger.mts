@@ -25,7 +25,7 @@
 // load window (BENCH_PROFILE_N deliveries each, default 100); then a third, under the lazy
 // setting, takes accepted deliveries into a trigger that remembers nothing and one that
 // remembers BENCH_REMEMBERED events.
-import { executionCount, minimalTriggerTarball } from './instance.mts';
+import { executionCount, minimalTriggerTarball } from './harness.mts';
 import { FLOOD_CLIENTS, FLOOD_GENUINE, FLOOD_SECONDS, REMEMBERED, electionFallbacks, floodBoth, rememberedP99, rememberingTriggers, type FloodResult } from './triggerFlood.mts';
 import { fire, type Delivery, type LoadResult } from './load.mts';
 import { withProfiledN8n } from './profile.mts';
@@ -180,7 +180,7 @@ for (const { setting, c16, flood, remembered, fallbacks } of results) {
 		const rateRow = atLeast(`${tag} flood: forged answered/s, ours vs the Webhook node`, o.forged.perSecond, p.forged.perSecond, 0.8, '/s');
 		goals.push(...(setting.name === 'lazy' ? [p99Row, rateRow] : [{ ...p99Row, goal: undefined, met: undefined }, { ...rateRow, goal: undefined, met: undefined }]));
 		// n8n shows no count of credential reads from outside. A read refuses every forged delivery that arrived before it began, so the 401s say how many waited, not how many reads ran.
-		goals.push(info(`${tag} flood: credential reads per second`, 'at most 1/s', `by construction, per workflow and credential (test/trigger/secretCache.test.mts); forged deliveries those reads refused: ${fmt((o.forged.statuses[401] ?? 0) / o.seconds, 2)}/s`));
+		goals.push(info(`${tag} flood: credential reads per second`, 'at most 1/s', `by construction, per workflow and credential (test/nodes/VoucherServiceTrigger/secretCache.test.mts); forged deliveries those reads refused: ${fmt((o.forged.statuses[401] ?? 0) / o.seconds, 2)}/s`));
 	}
 	goals.push({ ...info(`${tag} run-once election fallbacks (n8n's log)`, String(fallbacks)), goal: '0', met: fallbacks === 0 });
 }

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { UNSETTLED_ELECTION } from '../nodes/VoucherServiceTrigger/unsettledElection.ts';
 import { TRIGGER_SECRET, activeTriggerWorkflow, event, signed, voucherTriggerNode } from './triggerWorkflows.mts';
 import { fire, type Delivery, type LoadResult } from './load.mts';
-import { executionCount, type BenchN8n } from './instance.mts';
+import { executionCount, type BenchN8n } from './harness.mts';
 import { envInt, fmt, say } from './report.mts';
 import { webhookCredential } from '../real-n8n/fixtures.mts';
 import type { N8nRest } from '../real-n8n/rest.mts';

@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 
 import { TRIGGER_NODE, WEBHOOK_CREDENTIAL, webhookCredential } from '../real-n8n/fixtures.mts';
 import { linearWorkflow, type WorkflowJson } from '../real-n8n/rest.mts';
-import { MINIMAL_SECRET_TRIGGER_NODE, MINIMAL_TRIGGER_NODE, executionCount, minimalTriggerTarball, startBenchN8n, type BenchN8n } from './instance.mts';
+import { MINIMAL_SECRET_TRIGGER_NODE, MINIMAL_TRIGGER_NODE, executionCount, minimalTriggerTarball, startBenchN8n, type BenchN8n } from './harness.mts';
 import { fmt } from './report.mts';
 import type { Delivery, LoadResult } from './load.mts';
 

@@ -1,5 +1,5 @@
 // The one way to start a real n8n with our package, for the e2e and compatibility suites,
-// the benchmarks and the demo (queue.mts starts its processes itself, one level down, and
+// the benchmarks and the demo (queueCluster.mts starts its processes itself, one level down, and
 // shares ownerSession()):
 //
 //   await ensureN8nInstalled(version);            // install.mts: cached per user

@@ -1,6 +1,6 @@
 // The router in front of a queue-mode cluster, as the compose file's nginx
 // service does it: requests whose path starts with one of WEBHOOK_PROCESS_PATHS
-// (real-n8n/queue.mts) go to the webhook processes in turn, everything else to
+// (real-n8n/queueCluster.mts) go to the webhook processes in turn, everything else to
 // the main process. A plain HTTP reverse proxy on a free loopback port.
 import { createServer, request, type IncomingMessage } from 'node:http';
 import { freePortAvoidingDefaults } from './n8n.mts';

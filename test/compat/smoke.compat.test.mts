@@ -1,4 +1,4 @@
-// The smoke suite of the compatibility matrix, once per n8n version that global-setup.mts
+// The smoke suite of the compatibility matrix, once per n8n version that compatSetup.mts
 // started (real-n8n/versions.mts): the packed package loads, the credential test passes, a
 // download order, a campaign of 5 rows run twice, Service → Check, the trigger at node
 // version 2 (signed, unsigned, the same event three times, no Content-Type), and the Dry Run
@@ -34,7 +34,7 @@ import {
 	toolResults,
 	type FakeOpenAi,
 } from '../e2e/fakeOpenAi.mts';
-import { postEvent, settledExecutions, uniqueTriggerWorkflow } from '../e2e/helpers.mts';
+import { postEvent, settledExecutions, uniqueTriggerWorkflow } from '../e2e/n8nUnderTest.mts';
 
 type Credential = { id: string; name: string };
 type Hinted = { hints?: Array<{ message: string }> };

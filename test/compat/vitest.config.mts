@@ -1,22 +1,11 @@
 // The compatibility matrix (npm run test:compat): one smoke suite, run against a real
-// n8n of every version in real-n8n/versions.mts. global-setup.mts installs and starts
+// n8n of every version in real-n8n/versions.mts. compatSetup.mts installs and starts
 // them all; the suite's describe blocks take them one after another.
-import { fileURLToPath } from 'node:url';
+import { realN8nSuiteConfig } from '../../real-n8n/suites.mts';
 
-import { defineConfig } from 'vitest/config';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-export default defineConfig({
-	root,
-	test: {
-		include: ['test/compat/**/*.compat.test.mts'],
-		globalSetup: ['test/compat/global-setup.mts'],
-		fileParallelism: false,
-		pool: 'forks',
-		testTimeout: 120_000,
-		hookTimeout: 180_000,
-		teardownTimeout: 60_000,
-		reporters: ['default'],
-	},
+export default realN8nSuiteConfig({
+	include: ['test/compat/**/*.compat.test.mts'],
+	globalSetup: 'test/compat/compatSetup.mts',
+	testTimeout: 120_000,
+	hookTimeout: 180_000,
 });

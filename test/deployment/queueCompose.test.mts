@@ -1,5 +1,5 @@
 // examples/docker-compose.queue.yml against what the queue-mode suite starts
-// (real-n8n/queue.mts): the same roles and numbers, the same shared settings
+// (real-n8n/queueCluster.mts): the same roles and numbers, the same shared settings
 // in every n8n process, the main process's and workers' own settings, one
 // value per deployment variable across all processes, the router's table, a
 // writable nodes volume, a PostgreSQL n8n supports, and a start order that
@@ -23,7 +23,7 @@ import {
 	WEBHOOK_PROCESS_PATHS,
 	WEBHOOK_SETTINGS,
 	WORKER_SETTINGS,
-} from '../../real-n8n/queue.mts';
+} from '../../real-n8n/queueCluster.mts';
 
 const COMPOSE_FILE = join(REPO_ROOT, 'examples', 'docker-compose.queue.yml');
 /** The shared volume: every n8n process mounts it as its ~/.n8n/nodes. */
@@ -156,7 +156,7 @@ function composeProblems(doc: Compose): string[] {
 			if (role !== 'main' && k in env) say(`${name}: ${k} belongs to the main process only`);
 		}
 		for (const k of Object.keys(env)) {
-			if (!known.has(k)) say(`${name}: ${k} is set here but not by the suite (real-n8n/queue.mts)`);
+			if (!known.has(k)) say(`${name}: ${k} is set here but not by the suite (real-n8n/queueCluster.mts)`);
 		}
 		for (const k of QUEUE_DEPLOYMENT_VARIABLES) {
 			if (!(k in env)) say(`${name}: ${k} missing`);
@@ -261,7 +261,7 @@ function composeProblems(doc: Compose): string[] {
 }
 
 describe('examples/docker-compose.queue.yml agrees with the queue-mode suite', () => {
-	it('has no disagreement with real-n8n/queue.mts', () => {
+	it('has no disagreement with real-n8n/queueCluster.mts', () => {
 		expect(composeProblems(readCompose())).toEqual([]);
 	});
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { nodeError, nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { loadWorkflow, ownerClient, sandboxApiCredential, workflowFiles } from './helpers.mts';
+import { loadWorkflow, ownerClient, sandboxApiCredential, workflowFiles } from './n8nUnderTest.mts';
 
 describe('action node operations in n8n', () => {
 	let rest: N8nRest;

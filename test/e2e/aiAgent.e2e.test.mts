@@ -13,7 +13,7 @@ import {
 	toolResults,
 	type FakeOpenAi,
 } from './fakeOpenAi.mts';
-import { ACTION_TOOL_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './helpers.mts';
+import { ACTION_TOOL_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './n8nUnderTest.mts';
 
 const AGENT = 'AI Agent';
 const MODEL = 'OpenAI Chat Model';

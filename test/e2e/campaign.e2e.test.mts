@@ -14,7 +14,7 @@ import {
 	type WorkflowJson,
 } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './helpers.mts';
+import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './n8nUnderTest.mts';
 
 const NODE = 'Campaign';
 const REPORT = 'Report';

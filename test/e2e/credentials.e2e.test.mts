@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { API_CREDENTIAL, ownerClient } from './helpers.mts';
+import { API_CREDENTIAL, ownerClient } from './n8nUnderTest.mts';
 
 describe('credential test (the editor\'s "Test" button)', () => {
 	let rest: N8nRest;

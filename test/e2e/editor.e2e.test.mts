@@ -16,7 +16,7 @@ import {
 	n8nUrl,
 	ownerClient,
 	rawWorkflow,
-} from './helpers.mts';
+} from './n8nUnderTest.mts';
 
 describe('the editor in a browser', () => {
 	let findings: EditorFindings;

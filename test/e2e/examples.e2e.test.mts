@@ -30,7 +30,7 @@ import {
 	postEvent,
 	sandboxApiCredential,
 	until,
-} from './helpers.mts';
+} from './n8nUnderTest.mts';
 import { inject } from 'vitest';
 
 const SECRET = 'whsec_examples';
@@ -248,7 +248,8 @@ describe('example workflows', () => {
 
 	it('every manual example runs to success', async () => {
 		// order-get reads the order that order-create makes, so order-create goes first. The
-		// scheduled examples run in spreadsheet.e2e.test.mts, the Google Sheets one cannot here.
+		// scheduled examples run in spreadsheet.e2e.test.mts and wallet.e2e.test.mts, the Google
+		// Sheets one cannot here.
 		const manual = imported
 			.filter((w) => !w.webhookUrl && hasManualTrigger(w.file) && !usesGoogleSheets(w.file))
 			.sort(

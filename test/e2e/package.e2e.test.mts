@@ -13,7 +13,7 @@ import {
 	TRIGGER_NODE,
 	WEBHOOK_CREDENTIAL,
 	ownerClient,
-} from './helpers.mts';
+} from './n8nUnderTest.mts';
 
 describe('the package inside n8n', () => {
 	let rest: N8nRest;

@@ -11,7 +11,7 @@ import {
 	type N8nRest,
 } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './helpers.mts';
+import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './n8nUnderTest.mts';
 
 const NODE = 'Voucher Service';
 const ROWS = 30;

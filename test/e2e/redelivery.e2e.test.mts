@@ -26,7 +26,7 @@ import {
 	uniqueTriggerWorkflow,
 	until,
 	webhookUrls,
-} from './helpers.mts';
+} from './n8nUnderTest.mts';
 
 const SECRET = 'whsec_e2e_redelivery';
 const EVENTS = 12;

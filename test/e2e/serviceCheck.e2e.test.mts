@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { loadWorkflow, ownerClient, sandboxApiCredential } from './helpers.mts';
+import { loadWorkflow, ownerClient, sandboxApiCredential } from './n8nUnderTest.mts';
 
 const CHECKS = [
 	'Keys and base URL',

@@ -20,7 +20,7 @@ import {
 	settledExecutions,
 	uniqueTriggerWorkflow,
 	webhookUrls,
-} from './helpers.mts';
+} from './n8nUnderTest.mts';
 
 const SECRET = 'whsec_e2e_unreadable';
 

@@ -19,7 +19,7 @@ import {
 	uniqueTriggerWorkflow,
 	until,
 	webhookUrls,
-} from './helpers.mts';
+} from './n8nUnderTest.mts';
 
 const SECRET = 'whsec_e2e_right';
 const TRIGGER_NODE_NAME = 'Voucher Service Trigger';

@@ -1,23 +1,12 @@
 // End-to-end tests against a real n8n (see real-n8n/). One n8n is started by
-// global-setup.mts for the whole run, with our packed package installed the
+// e2eSetup.mts for the whole run, with our packed package installed the
 // way a community package is installed manually; files run one after another.
-import { fileURLToPath } from 'node:url';
+import { realN8nSuiteConfig } from '../../real-n8n/suites.mts';
 
-import { defineConfig } from 'vitest/config';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-export default defineConfig({
-	root,
-	test: {
-		include: ['test/e2e/**/*.e2e.test.mts'],
-		globalSetup: ['test/e2e/global-setup.mts'],
-		fileParallelism: false,
-		pool: 'forks',
-		testTimeout: 120_000,
-		hookTimeout: 180_000,
-		// Installing n8n on a new machine takes ~5 min, chromium ~30 s.
-		teardownTimeout: 60_000,
-		reporters: ['default'],
-	},
+export default realN8nSuiteConfig({
+	include: ['test/e2e/**/*.e2e.test.mts'],
+	globalSetup: 'test/e2e/e2eSetup.mts',
+	testTimeout: 120_000,
+	// Installing n8n on a new machine takes ~5 min, chromium ~30 s.
+	hookTimeout: 180_000,
 });

@@ -13,7 +13,7 @@ import {
 } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { ACTION_NODE, sandboxApiCredential } from '../../real-n8n/fixtures.mts';
-import { ownerClient } from '../e2e/helpers.mts';
+import { ownerClient } from '../e2e/n8nUnderTest.mts';
 
 const ROWS = 1000;
 

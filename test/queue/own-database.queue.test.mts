@@ -8,7 +8,7 @@ import { readExample } from '../../real-n8n/examples.mts';
 import { type N8nRest } from '../../real-n8n/rest.mts';
 import { WEBHOOK_CREDENTIAL } from '../../real-n8n/fixtures.mts';
 import { pgClient, type PgClient } from '../../real-n8n/services.mts';
-import { ownerClient, postEvent, settledExecutions, webhookUrls } from '../e2e/helpers.mts';
+import { ownerClient, postEvent, settledExecutions, webhookUrls } from '../e2e/n8nUnderTest.mts';
 
 const SECRET = 'whsec_queue_own_db';
 const EVENTS = 10;

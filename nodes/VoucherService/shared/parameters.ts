@@ -19,7 +19,7 @@ function holdsExpression(value: unknown): boolean {
  * `vm` engine), which costs more per expression and item than all the rest of our per-item work
  * (bench/RESULTS.md). Most mapped fields are only `={{ $json.field }}`, whose value n8n takes straight
  * from the input item, so those are read from the item here, with the value n8n's getNodeParameter
- * would give (test/voucherService/expressionFastPath.test.mts runs both ways through n8n-core
+ * would give (test/nodes/VoucherService/shared/parameters.test.mts runs both ways through n8n-core
  * under both engines and compares). Whatever is not certain to give that same value goes to
  * getNodeParameter as before: any other expression, and any value or path below that the engines
  * treat in their own way.

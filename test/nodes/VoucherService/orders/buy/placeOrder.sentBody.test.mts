@@ -11,7 +11,7 @@ import {
 	runVoucher,
 	sandboxForThisFile,
 	uniqueReference,
-} from '../../../../voucherService/voucherNodeRunner.mts';
+} from '../../voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile({}, { resetBeforeEach: false });
 

@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+
+import { readRateHints, RatePacing } from '../../../../nodes/VoucherService/transport/ratePacing';
+import type { RateLimitOptions } from '../../../../sandbox/server.mts';
+import { simulate } from './ratePacingSimulation.mts';
+
+const NOW = 1_700_000_000_000;
+
+describe('rate-limit hints from headers', () => {
+	it('reads Retry-After in seconds and as an HTTP date', () => {
+		expect(readRateHints({ 'retry-after': '3' }, NOW)).toEqual({ retryAfterMs: 3_000 });
+		const date = new Date(NOW + 5_000).toUTCString();
+		expect(readRateHints({ 'retry-after': date }, NOW)).toEqual({ retryAfterMs: 5_000 });
+	});
+
+	it('tells a Reset in epoch seconds (or ms) from one in seconds left', () => {
+		const epoch = {
+			'x-ratelimit-limit': '10',
+			'x-ratelimit-remaining': '4',
+			'x-ratelimit-reset': String(NOW / 1000 + 7),
+		};
+		expect(readRateHints(epoch, NOW)).toEqual({ limit: 10, remaining: 4, resetAt: NOW + 7_000 });
+		const delta = { 'ratelimit-limit': '10', 'ratelimit-remaining': '0', 'ratelimit-reset': '7' };
+		expect(readRateHints(delta, NOW)).toEqual({ limit: 10, remaining: 0, resetAt: NOW + 7_000 });
+		expect(
+			readRateHints({ 'ratelimit-remaining': '1', 'ratelimit-reset': String(NOW + 2_000) }, NOW),
+		).toEqual({
+			remaining: 1,
+			resetAt: NOW + 2_000,
+		});
+	});
+
+	it('keeps a Reset within a minute ahead and never in the past (clock skew)', () => {
+		const far = { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 3_600) };
+		expect(readRateHints(far, NOW).resetAt).toBe(NOW + 60_000);
+		const past = { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 - 30) };
+		expect(readRateHints(past, NOW).resetAt).toBe(NOW);
+	});
+
+	it('reads the one-header form and RateLimit-Policy', () => {
+		expect(readRateHints({ ratelimit: 'limit=100, remaining=50, reset=30' }, NOW)).toEqual({
+			limit: 100,
+			remaining: 50,
+			resetAt: NOW + 30_000,
+		});
+		expect(
+			readRateHints({ ratelimit: '"default";r=5;t=2', 'ratelimit-policy': '60;w=60' }, NOW),
+		).toEqual({
+			limit: 60,
+			remaining: 5,
+			resetAt: NOW + 2_000,
+		});
+	});
+
+	it('ignores what is not a count', () => {
+		expect(
+			readRateHints(
+				{ 'x-ratelimit-remaining': 'lots', 'x-ratelimit-reset': '-1', 'retry-after': 'soon' },
+				NOW,
+			),
+		).toEqual({});
+		expect(readRateHints(undefined, NOW)).toEqual({});
+	});
+});
+
+/** A pacer on a clock the test moves. */
+function pacerOn() {
+	let now = NOW;
+	const pacer = new RatePacing(() => now);
+	const send = () => ({ sequence: pacer.onSend(), sentAt: now });
+	return { pacer, send, tick: (ms: number) => (now += ms), now: () => now };
+}
+
+describe('rate pacing', () => {
+	it('costs nothing until the service refuses or tells a limit', () => {
+		const p = pacerOn();
+		for (let i = 0; i < 1_000; i++) {
+			const { sequence, sentAt } = p.send();
+			p.pacer.onAnswer(sequence, sentAt, 'admitted', {});
+		}
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+	});
+
+	it('sends no more than Remaining (less what was sent since) before Reset, then the Limit', () => {
+		const p = pacerOn();
+		const first = p.send();
+		p.send(); // sent after `first` was counted
+		p.pacer.onAnswer(first.sequence, first.sentAt, 'admitted', {
+			limit: 5,
+			remaining: 3,
+			resetAt: NOW + 1_000,
+		});
+		p.send();
+		p.send(); // 3 - 1 - 2 = 0 left
+		expect(p.pacer.nextSendAt()).toBe(NOW + 1_000);
+		p.tick(1_000);
+		for (let i = 0; i < 5; i++) {
+			expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+			p.send();
+		}
+		expect(p.pacer.nextSendAt()).toBeGreaterThan(p.now());
+	});
+
+	it('holds every request for a Retry-After, then sends what the last cycle admitted', () => {
+		const p = pacerOn();
+		const admitted = [p.send(), p.send(), p.send()];
+		const refused = p.send();
+		for (const a of admitted) p.pacer.onAnswer(a.sequence, a.sentAt, 'admitted');
+		p.pacer.onAnswer(refused.sequence, refused.sentAt, 'refused', { retryAfterMs: 2_000 });
+		expect(p.pacer.nextSendAt()).toBe(NOW + 2_000);
+		p.tick(2_000);
+		const cycle = [p.send(), p.send(), p.send()];
+		// The period is not known yet: one probe at a time until a refusal tells it.
+		const probe = p.send();
+		for (const c of cycle) p.pacer.onAnswer(c.sequence, c.sentAt, 'admitted');
+		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000); // until it is answered
+		p.tick(100);
+		p.pacer.onAnswer(probe.sequence, probe.sentAt, 'refused', { retryAfterMs: 2_900 });
+		expect(p.pacer.nextSendAt()).toBe(NOW + 5_000);
+		p.tick(2_900);
+		for (let i = 0; i < 3; i++) p.send();
+		expect(p.pacer.nextSendAt()).toBe(NOW + 5_000 + 3_000 * 1.02); // 3 per 3 s, learnt, and a margin
+	});
+
+	it('with no hint, probes alone after a wait that grows while refused, and learns from the admission', () => {
+		const p = pacerOn();
+		const a = p.send();
+		const b = p.send();
+		p.pacer.onAnswer(a.sequence, a.sentAt, 'admitted');
+		p.pacer.onAnswer(b.sequence, b.sentAt, 'refused');
+		expect(p.pacer.nextSendAt()).toBe(NOW + 200);
+		p.tick(200);
+		const probe = p.send();
+		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000); // until it is answered
+		p.pacer.onAnswer(probe.sequence, probe.sentAt, 'refused');
+		expect(p.pacer.nextSendAt()).toBe(NOW + 520); // 200, then 1.6 × 200
+		p.tick(320);
+		const second = p.send();
+		p.pacer.onAnswer(second.sequence, second.sentAt, 'admitted');
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+	});
+
+	it('learns a period of at most a minute from a cycle that ended late', () => {
+		const p = pacerOn();
+		const first = p.send();
+		p.pacer.onAnswer(first.sequence, first.sentAt, 'refused', { retryAfterMs: 1_000 });
+		p.tick(1_000);
+		const slow = p.send(); // the cycle's start; its refusal comes five minutes later
+		p.tick(300_000);
+		p.pacer.onAnswer(slow.sequence, slow.sentAt, 'refused', { retryAfterMs: 60_000 });
+		p.tick(60_000);
+		const next = p.send();
+		p.pacer.onAnswer(next.sequence, next.sentAt, 'admitted');
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now() + 60_000);
+	});
+
+	it('holds requests back at most a minute when the clock is set back', () => {
+		const p = pacerOn();
+		const a = p.send();
+		p.pacer.onAnswer(a.sequence, a.sentAt, 'refused', { retryAfterMs: 2_000 });
+		p.tick(-600_000);
+		expect(p.pacer.nextSendAt()).toBe(p.now() + 60_000);
+		p.tick(60_000);
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+	});
+
+	it('counts how long the service has admitted nothing, and starts again at an admission', () => {
+		const p = pacerOn();
+		const a = p.send();
+		p.pacer.onAnswer(a.sequence, a.sentAt, 'refused', { retryAfterMs: 1_000 });
+		p.tick(90_000);
+		expect(p.pacer.refusedForMs()).toBe(90_000);
+		const b = p.send();
+		p.pacer.onAnswer(b.sequence, b.sentAt, 'failed');
+		expect(p.pacer.refusedForMs()).toBe(90_000); // a 5xx is no admission
+		const c = p.send();
+		p.pacer.onAnswer(c.sequence, c.sentAt, 'admitted');
+		expect(p.pacer.refusedForMs()).toBe(0);
+	});
+});
+
+/*
+ * Whole runs against the sandbox's limiter on a simulated clock (25 ms answers, 16 in flight).
+ * The first burst, sent before any answer, draws refusals where nothing tells the limit;
+ * after it few are refused.
+ */
+describe('rate pacing against simulated limits', () => {
+	const cases: Array<[RateLimitOptions['kind'], RateLimitOptions['signal'], number]> = [];
+	for (const kind of ['tokenBucket', 'fixedWindow'] as const)
+		for (const signal of ['retryAfter', 'xRateLimit', 'rateLimit', 'none'] as const)
+			for (const rate of [5, 20, 100]) cases.push([kind, signal, rate]);
+
+	it.each(cases)('%s, %s, %i/s: near the floor, few refusals', (kind, signal, rate) => {
+		const seconds = kind === 'fixedWindow' ? 3 : 1;
+		const rows = 12 * rate;
+		const run = simulate({ kind, requests: rate * seconds, seconds, signal }, rows);
+		const told = signal === 'xRateLimit' || signal === 'rateLimit';
+		const firstBurst = Math.max(0, 16 - rate * seconds);
+		// With no hint, a budget is grown now and then to find the limit, and refused at the top.
+		const learning = signal === 'none' ? 0.2 : 0.1;
+		expect(run.refused).toBeLessThanOrEqual(told ? 0 : firstBurst + learning * rows);
+		// A token bucket's Reset in whole epoch seconds can cost up to a second per refill.
+		const slack = kind === 'tokenBucket' && signal === 'xRateLimit' ? 2 : 1.4;
+		expect(run.wallMs).toBeLessThanOrEqual(slack * run.floorMs + 500);
+	});
+});

@@ -1,0 +1,143 @@
+/**
+ * Runs the VoucherService node inside a real n8n-core workflow against the sandbox.
+ * Each test file starts its own sandbox so request logs never mix.
+ */
+import { deepCopy } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	IExecuteFunctions,
+	INodeParameters,
+	INodeType,
+} from 'n8n-workflow';
+import { afterAll, beforeEach } from 'vitest';
+
+import { VoucherServiceApi } from '../../../credentials/VoucherServiceApi.credentials';
+import { VoucherService } from '../../../nodes/VoucherService/VoucherService.node';
+import { startSandbox } from '../../../sandbox/server.mts';
+import type { Sandbox, SandboxOptions } from '../../../sandbox/server.mts';
+import { runNode } from '../../../n8n-core-runner/runWorkflow.mts';
+
+export const voucherNode = new VoucherService();
+
+/**
+ * The node as n8n 2.41's NodeTypes hands it out for a type name ending in "Tool" (an AI
+ * agent's tool): the same implementation, its description renamed with the "Tool" suffix,
+ * which is what the '@tool' display option looks at.
+ */
+export const voucherToolNode: INodeType = Object.create(voucherNode, {
+	description: {
+		value: { ...deepCopy(voucherNode.description), name: `${voucherNode.description.name}Tool` },
+	},
+});
+
+/** A node run with a context that lacks addExecutionHints, as n8n before about 1.119 gave a tool. */
+function withoutExecutionHints(nodeType: INodeType): INodeType {
+	return Object.create(nodeType, {
+		execute: {
+			value(this: IExecuteFunctions) {
+				const context = new Proxy(this, {
+					get: (target, key) =>
+						key === 'addExecutionHints' ? undefined : Reflect.get(target, key),
+				});
+				return nodeType.execute!.call(context);
+			},
+		},
+	});
+}
+
+export interface CredentialOverrides {
+	publicKey?: string;
+	secretKey?: string;
+	baseUrl?: string;
+	maxOrderTotal?: number;
+}
+
+async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+	return await startSandbox({ processingDelayMs: 150, timeFactor: 0.0005, ...options });
+}
+
+/**
+ * A sandbox for the calling test file: started at import, reset before each test (unless
+ * the file wants its request log to accumulate), closed after the file.
+ */
+export async function sandboxForThisFile(
+	options: SandboxOptions = {},
+	{ resetBeforeEach = true } = {},
+): Promise<Sandbox> {
+	const sandbox = await openSandbox(options);
+	afterAll(async () => await sandbox.close());
+	if (resetBeforeEach) beforeEach(() => sandbox.reset());
+	return sandbox;
+}
+
+export function credentialFor(
+	sandbox: Sandbox,
+	overrides: CredentialOverrides = {},
+): ICredentialDataDecryptedObject {
+	return { baseUrl: sandbox.url, ...sandbox.keys, maxOrderTotal: 0, ...overrides };
+}
+
+export interface RunVoucherOptions {
+	items?: IDataObject[];
+	credential?: CredentialOverrides;
+	continueOnFail?: boolean;
+	onError?: INode['onError'];
+	/** Run as an AI agent's tool (type name with the "Tool" suffix). */
+	asTool?: boolean;
+	/** Run with a context that has no addExecutionHints. */
+	withoutExecutionHints?: boolean;
+}
+
+/** Runs one VoucherService node with these parameters and returns its outputs. */
+export async function runVoucher(
+	sandbox: Sandbox,
+	parameters: INodeParameters,
+	options: RunVoucherOptions = {},
+) {
+	const nodeType = options.asTool ? voucherToolNode : voucherNode;
+	const result = await runNode({
+		nodeType: options.withoutExecutionHints ? withoutExecutionHints(nodeType) : nodeType,
+		credentialTypes: [new VoucherServiceApi()],
+		credentials: { voucherServiceApi: credentialFor(sandbox, options.credential) },
+		parameters,
+		inputItems: options.items,
+		continueOnFail: options.continueOnFail,
+		onError: options.onError,
+	});
+	const main = result.items[0] ?? [];
+	return { ...result, main, json: main.map((item) => item.json) };
+}
+
+/** API requests the sandbox received (admin calls are not logged). */
+export function apiRequests(sandbox: Sandbox, method?: string, pathPrefix = '/v2') {
+	return sandbox.state.requests.filter(
+		(entry) => entry.path.startsWith(pathPrefix) && (!method || entry.method === method),
+	);
+}
+
+let referenceCounter = 0;
+/** A reference no other test uses. */
+export function uniqueReference(prefix = 'ref'): string {
+	return `${prefix}-${process.pid}-${Date.now().toString(36)}-${++referenceCounter}`;
+}
+
+export const SECRET_KEY_MARKER = 'sk_test_sandbox';
+
+/** Create for Recipients → From Input Items: a campaign under `base`, 1,000 NGN per row unless `extra` says otherwise. */
+export const campaignParameters = (
+	base: string,
+	options: INodeParameters = {},
+	extra: INodeParameters = {},
+): INodeParameters => ({
+	resource: 'order',
+	operation: 'createForRecipients',
+	recipientsSource: 'inputItems',
+	reference: base,
+	productCode: 'VCH-INSTANT',
+	amount: 1000,
+	templateId: 1,
+	options,
+	...extra,
+});

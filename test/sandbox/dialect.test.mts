@@ -1,0 +1,234 @@
+import { request } from 'undici';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { startSandbox } from '../../sandbox/server.mts';
+import type { Sandbox } from '../../sandbox/server.mts';
+import { DIALECTS, opaqueTemplateId } from '../../sandbox/dialect.mts';
+import { call, download, recipients } from './sandboxClient.mts';
+
+let sbx: Sandbox;
+beforeAll(async () => {
+	sbx = await startSandbox({ processingDelayMs: 50 });
+});
+afterAll(() => sbx.close());
+beforeEach(() => {
+	sbx.configure({ dialect: {} });
+	sbx.reset();
+});
+
+const orders = () => [...sbx.state.orders.values()];
+
+describe('dialect: a used Reference', () => {
+	const first = download({ reference: 'dup-1', quantity: 1 });
+
+	it.each([
+		[
+			'default (envelope400)',
+			{},
+			400,
+			{ statusCode: '09', message: 'Order reference already exists' },
+		],
+		['envelope200', { duplicateReference: 'envelope200' }, 200, { statusCode: '09' }],
+	] as const)('%s: answers the 09 envelope', async (_, dialect, status, body) => {
+		sbx.configure({ dialect });
+		await call(sbx, 'POST', '/v2/orders', first);
+		const res = await call(sbx, 'POST', '/v2/orders', first);
+		expect(res.status).toBe(status);
+		expect(res.body).toMatchObject(body);
+		expect(orders()).toHaveLength(1);
+	});
+
+	it('text409: answers 409 text, no second order', async () => {
+		sbx.configure({ dialect: { duplicateReference: 'text409' } });
+		await call(sbx, 'POST', '/v2/orders', first);
+		const res = await call(sbx, 'POST', '/v2/orders', first);
+		expect(res.status).toBe(409);
+		expect(res.body).toBeUndefined();
+		expect(res.text).toBe('Order reference already exists');
+		expect(orders()).toHaveLength(1);
+	});
+
+	it('existingOrder200: answers 200 00 with the existing order, debits nothing', async () => {
+		sbx.configure({ dialect: { duplicateReference: 'existingOrder200' } });
+		const created = await call(sbx, 'POST', '/v2/orders', first);
+		const again = await call(sbx, 'POST', '/v2/orders', { ...first, quantity: 3 });
+		expect(again.status).toBe(200);
+		expect(again.body).toEqual(created.body);
+		expect(orders()).toHaveLength(1);
+		expect(sbx.state.ledger.filter((e) => e.kind === 'debit')).toHaveLength(1);
+	});
+});
+
+describe('dialect: an unknown order', () => {
+	it.each([
+		[{}, 200, { statusCode: '04', message: 'Order not found' }],
+		[{ unknownOrder: 'envelope404' }, 404, { statusCode: '04', message: 'Order not found' }],
+	] as const)('%j: HTTP %i with the 04 envelope', async (dialect, status, body) => {
+		sbx.configure({ dialect });
+		const res = await call(sbx, 'GET', '/v2/orders/nope');
+		expect(res.status).toBe(status);
+		expect(res.body).toEqual(body);
+	});
+
+	it('text404: HTTP 404 with a text body', async () => {
+		sbx.configure({ dialect: { unknownOrder: 'text404' } });
+		const res = await call(sbx, 'GET', '/v2/orders/nope');
+		expect(res.status).toBe(404);
+		expect(res.text).toBe('Order not found');
+	});
+});
+
+describe('dialect: error bodies', () => {
+	it('envelope: 401, 403, voucher 404 and 500 as {statusCode, message}', async () => {
+		sbx.configure({ dialect: { errorBodies: 'envelope' } });
+		const bad = await call(sbx, 'GET', '/v2/countries', undefined, 'Basic eDp5');
+		expect([bad.status, bad.body]).toEqual([401, { statusCode: '401', message: 'Unauthorized' }]);
+		expect(bad.headers['www-authenticate']).toBe('Basic realm="sandbox"');
+		const forbidden = await call(
+			sbx,
+			'GET',
+			'/v2/countries',
+			undefined,
+			`Basic ${Buffer.from('pk_test_readonly:sk_test_readonly').toString('base64')}`,
+		);
+		expect([forbidden.status, forbidden.body]).toEqual([
+			403,
+			{ statusCode: '403', message: 'Forbidden' },
+		]);
+		const voucher = await call(sbx, 'GET', '/v2/vouchers/status/NOPE');
+		expect([voucher.status, voucher.body]).toEqual([
+			404,
+			{ statusCode: '404', message: 'Voucher not found' },
+		]);
+		sbx.configure({ faults: { errorRate: 1 } });
+		try {
+			const failed = await call(sbx, 'GET', '/v2/countries');
+			expect([failed.status, failed.body]).toEqual([
+				500,
+				{ statusCode: '500', message: 'Internal Server Error' },
+			]);
+		} finally {
+			sbx.configure({ faults: {} });
+		}
+	});
+
+	it("text (default): the spec's words as text", async () => {
+		const voucher = await call(sbx, 'GET', '/v2/vouchers/status/NOPE');
+		expect([voucher.status, voucher.text]).toEqual([404, 'Voucher not found']);
+	});
+});
+
+describe('dialect: shapes of the data', () => {
+	it('numbers as strings: balance, value and serial as decimal text', async () => {
+		sbx.configure({ dialect: { numbers: 'string' } });
+		const created = await call(sbx, 'POST', '/v2/orders', download({ amount: 1000, quantity: 1 }));
+		const voucher = created.body.data.vouchers[0];
+		expect(voucher.value).toBe('1000.00');
+		expect(voucher.serial).toMatch(/^\d+$/);
+		const wallets = await call(sbx, 'GET', '/v2/transactions/wallets');
+		expect(wallets.body.data[0]).toEqual({ balance: '49999000.00', currency: 'NGN' });
+		const status = await call(sbx, 'GET', '/v2/vouchers/status/SBX-ACTIVE-0001');
+		expect(status.body.data.value).toBe('5000.00');
+	});
+
+	it('lower-case statuses: orders, items and vouchers', async () => {
+		sbx.configure({ dialect: { statusCase: 'lower' } });
+		const created = await call(sbx, 'POST', '/v2/orders/recipients', recipients());
+		expect(created.body.data.status).toBe('completed');
+		expect(created.body.data.vouchers.map((v: { status: string }) => v.status)).toEqual([
+			'delivered',
+			'delivered',
+		]);
+		const status = await call(sbx, 'GET', '/v2/vouchers/status/SBX-USED-0001');
+		expect(status.body.data.status).toBe('used');
+		expect(orders()[0].status).toBe('COMPLETED');
+	});
+
+	it('extra fields on envelopes, orders, vouchers, wallets, countries and templates', async () => {
+		sbx.configure({ dialect: { extraFields: true } });
+		const created = await call(sbx, 'POST', '/v2/orders', download({ quantity: 1 }));
+		expect(created.body).toHaveProperty('traceId');
+		expect(created.body.data).toHaveProperty('createdAt');
+		expect(created.body.data.vouchers[0]).toHaveProperty('productName');
+		const lists = await Promise.all(
+			['/v2/transactions/wallets', '/v2/countries', '/v2/orders/templates'].map(
+				async (path) => (await call(sbx, 'GET', path)).body.data[0],
+			),
+		);
+		expect(lists[0]).toHaveProperty('walletId');
+		expect(lists[1]).toHaveProperty('dialCode');
+		expect(lists[2]).toHaveProperty('clientId');
+	});
+
+	it('opaque template ids: listed and accepted as such, the numeric ones refused', async () => {
+		sbx.configure({ dialect: { templateIds: 'opaque' } });
+		const listed = await call(sbx, 'GET', '/v2/orders/templates');
+		const ids = listed.body.data.map((t: { id: string }) => t.id);
+		expect(ids).toEqual(['1', '2', '7'].map(opaqueTemplateId));
+		expect(ids[0]).toMatch(/^tpl_[0-9a-f]+$/);
+		const ok = await call(sbx, 'POST', '/v2/orders/recipients', recipients({ templateId: ids[0] }));
+		expect(ok.body.statusCode).toBe('00');
+		expect(orders()[0].templateId).toBe(ids[0]);
+		const numeric = await call(sbx, 'POST', '/v2/orders/recipients', recipients({ templateId: 1 }));
+		expect([numeric.status, numeric.body.statusCode]).toEqual([400, '05']);
+	});
+
+	it('a bad template: 05 on HTTP 400 by default, on HTTP 200 under envelope200', async () => {
+		const refused = await call(sbx, 'POST', '/v2/orders/recipients', recipients({ templateId: 3 }));
+		expect([refused.status, refused.body]).toEqual([
+			400,
+			{ statusCode: '05', message: 'Invalid template: 3' },
+		]);
+		sbx.configure({ dialect: { badTemplate: 'envelope200' } });
+		const again = await call(sbx, 'POST', '/v2/orders/recipients', recipients({ templateId: 3 }));
+		expect([again.status, again.body.statusCode]).toEqual([200, '05']);
+		expect(orders()).toHaveLength(0);
+	});
+});
+
+describe('dialect option', () => {
+	it('is merged over the defaults on every configure, not over the last dialect', async () => {
+		sbx.configure({ dialect: { unknownOrder: 'text404' } });
+		sbx.configure({ dialect: { numbers: 'string' } });
+		const res = await call(sbx, 'GET', '/v2/orders/nope');
+		expect(res.body).toEqual({ statusCode: '04', message: 'Order not found' });
+	});
+
+	it('is set at start and through the admin endpoint; bad values are refused', async () => {
+		const other = await startSandbox({ dialect: DIALECTS.everythingDifferent });
+		try {
+			expect((await call(other, 'GET', '/v2/orders/nope')).status).toBe(404);
+			const config = (body: unknown) =>
+				request(`${other.url}/__sandbox/config`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify(body),
+				});
+			const good = await config({ dialect: { unknownOrder: 'envelope404' } });
+			expect(good.statusCode).toBe(200);
+			await good.body.dump();
+			expect((await call(other, 'GET', '/v2/orders/nope')).body.statusCode).toBe('04');
+			for (const [bad, error] of [
+				[{ dialect: { numbers: 'text' } }, /dialect.numbers must be one of "number", "string"/],
+				[{ dialect: { colour: 'red' } }, /unknown dialect option colour/],
+				[{ dialect: 'spec' }, /dialect must be an object/],
+			] as const) {
+				const res = await config(bad);
+				expect(res.statusCode).toBe(400);
+				expect(((await res.body.json()) as { error: string }).error).toMatch(error);
+			}
+		} finally {
+			await other.close();
+		}
+	});
+
+	it('names every single deviation and two with many at once', () => {
+		expect(DIALECTS.spec).toEqual({});
+		expect(Object.keys(DIALECTS.everythingDifferent)).toHaveLength(8);
+		expect(Object.keys(DIALECTS.everythingReadable)).toHaveLength(7);
+		for (const [name, dialect] of Object.entries(DIALECTS)) {
+			if (['spec', 'everythingDifferent', 'everythingReadable'].includes(name)) continue;
+			expect(Object.keys(dialect), name).toHaveLength(1);
+		}
+	});
+});

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { startSandbox } from '../../sandbox/server.mts';
+import type { Sandbox } from '../../sandbox/server.mts';
+import { call, postDownload } from './sandboxClient.mts';
+
+let sbx: Sandbox;
+beforeAll(async () => {
+	sbx = await startSandbox();
+});
+afterAll(() => sbx.close());
+beforeEach(() => {
+	sbx.configure({ faults: {}, latencyMs: 0 });
+	sbx.reset();
+});
+
+const debits = () => sbx.state.ledger.filter((e) => e.kind === 'debit');
+
+describe('faults before processing', () => {
+	it('errorRate answers 500 text and creates nothing', async () => {
+		sbx.configure({ faults: { errorRate: 1 } });
+		const res = await postDownload(sbx, { reference: 'f-err' });
+		expect(res.status).toBe(500);
+		expect(res.text).toBe('Internal Server Error');
+		expect(sbx.state.orders.size).toBe(0);
+		expect(debits()).toHaveLength(0);
+	});
+
+	it('errorRate applies before authentication', async () => {
+		sbx.configure({ faults: { errorRate: 1 } });
+		expect((await call(sbx, 'GET', '/v2/countries', undefined, null)).status).toBe(500);
+	});
+
+	it('resetRate drops the connection and creates nothing', async () => {
+		sbx.configure({ faults: { resetRate: 1 } });
+		await expect(postDownload(sbx, { reference: 'f-reset' })).rejects.toThrow();
+		expect(sbx.state.orders.size).toBe(0);
+		expect(sbx.state.requests.at(-1)).toMatchObject({ fault: 'reset', status: null });
+	});
+
+	it('rateLimitRate answers 429 with Retry-After', async () => {
+		sbx.configure({ faults: { rateLimitRate: 1, retryAfterSeconds: 7 } });
+		const res = await call(sbx, 'GET', '/v2/countries');
+		expect(res.status).toBe(429);
+		expect(res.headers['retry-after']).toBe('7');
+	});
+
+	it('defaults Retry-After to 1 second', async () => {
+		sbx.configure({ faults: { rateLimitRate: 1 } });
+		expect((await call(sbx, 'GET', '/v2/countries')).headers['retry-after']).toBe('1');
+	});
+});
+
+describe('faults after commit', () => {
+	it('commitThenDropRate commits the order and debits the wallet, then drops the connection', async () => {
+		sbx.configure({ faults: { commitThenDropRate: 1 } });
+		await expect(
+			postDownload(sbx, { reference: 'f-drop', quantity: 2, amount: 10 }),
+		).rejects.toThrow();
+		sbx.configure({ faults: {} });
+
+		const read = await call(sbx, 'GET', '/v2/orders/f-drop');
+		expect(read.body.data).toMatchObject({ reference: 'f-drop', status: 'COMPLETED' });
+		expect(read.body.data.vouchers).toHaveLength(2);
+		expect(debits().map((e) => e.amountKobo)).toEqual([-2000]);
+
+		const retry = await postDownload(sbx, { reference: 'f-drop', quantity: 2, amount: 10 });
+		expect(retry.body.statusCode).toBe('09');
+		expect(debits()).toHaveLength(1);
+	});
+
+	it('commitThen500Rate commits the order, then answers 500', async () => {
+		sbx.configure({ faults: { commitThen500Rate: 1 } });
+		const res = await postDownload(sbx, { reference: 'f-500' });
+		expect(res.status).toBe(500);
+		expect(res.text).toBe('Internal Server Error');
+		expect(sbx.state.orders.get('f-500')?.status).toBe('COMPLETED');
+		expect(debits()).toHaveLength(1);
+	});
+});
+
+describe('fault selection', () => {
+	it('applies only to the configured path prefixes', async () => {
+		sbx.configure({ faults: { errorRate: 1, paths: ['/v2/orders'] } });
+		expect((await call(sbx, 'GET', '/v2/countries')).status).toBe(200);
+		expect((await call(sbx, 'GET', '/v2/orders/x')).status).toBe(500);
+	});
+
+	it('replays the same fault sequence for the same seed', async () => {
+		const run = async (seed: number) => {
+			sbx.configure({ faults: { errorRate: 0.3, rateLimitRate: 0.2, seed } });
+			const statuses: number[] = [];
+			for (let i = 0; i < 30; i++) statuses.push((await call(sbx, 'GET', '/v2/countries')).status);
+			return statuses;
+		};
+		const first = await run(42);
+		expect(await run(42)).toEqual(first);
+		expect(new Set(first)).toEqual(new Set([200, 429, 500]));
+		expect(await run(7)).not.toEqual(first);
+	});
+
+	it('adds latencyMs to every /v2 request', async () => {
+		sbx.configure({ latencyMs: 250 });
+		const started = performance.now();
+		await call(sbx, 'GET', '/v2/countries');
+		expect(performance.now() - started).toBeGreaterThanOrEqual(245);
+	});
+});
+
+describe('rate limit', () => {
+	afterAll(() => sbx.configure({ rateLimitPerSecond: 0 }));
+	const countries = () => call(sbx, 'GET', '/v2/countries');
+
+	it('answers 429 with Retry-After once the second is used up', async () => {
+		sbx.configure({ rateLimitPerSecond: 1 });
+		const statuses = [(await countries()).status, (await countries()).status];
+		const refused = await countries();
+		expect([...statuses, refused.status]).toEqual([200, 429, 429]);
+		expect(refused.headers['retry-after']).toBe('1');
+	});
+
+	it('admits a burst of one second at the rate, not more', async () => {
+		sbx.configure({ rateLimitPerSecond: 50 });
+		const statuses = (await Promise.all(Array.from({ length: 80 }, countries))).map(
+			(r) => r.status,
+		);
+		const admitted = statuses.filter((status) => status === 200).length;
+		expect(admitted).toBeGreaterThanOrEqual(50);
+		expect(admitted).toBeLessThan(80);
+		expect(statuses.filter((status) => status !== 200).every((status) => status === 429)).toBe(
+			true,
+		);
+	});
+
+	it('admits again once the bucket has refilled, and 0 turns the limit off', async () => {
+		sbx.configure({ rateLimitPerSecond: 1 });
+		await countries();
+		expect((await countries()).status).toBe(429);
+		await new Promise((resolve) => setTimeout(resolve, 1100));
+		expect((await countries()).status).toBe(200);
+		sbx.configure({ rateLimitPerSecond: 0 });
+		for (let i = 0; i < 5; i++) expect((await countries()).status).toBe(200);
+	});
+});

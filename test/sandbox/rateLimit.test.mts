@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { createRateLimiter } from '../../sandbox/rateLimit.mts';
+import { startSandbox } from '../../sandbox/server.mts';
+import type { RateLimitOptions, Sandbox } from '../../sandbox/server.mts';
+import { call, download } from './sandboxClient.mts';
+
+/** A limiter on a clock the test moves; `admit(n)` counts n requests at the current time. */
+function limiterOn(options: RateLimitOptions) {
+	let now = 1_700_000_000_000;
+	const limiter = createRateLimiter(options, () => now);
+	return {
+		tick: (ms: number) => (now += ms),
+		admit: () => limiter.admit(),
+		admitted: (n: number) =>
+			Array.from({ length: n }, () => limiter.admit()).filter((a) => a.admitted).length,
+	};
+}
+
+describe('sandbox rate limits, on a moved clock', () => {
+	it('a token bucket admits a burst of `requests`, then refills at requests/seconds', () => {
+		const l = limiterOn({ kind: 'tokenBucket', requests: 4, seconds: 2, signal: 'retryAfter' });
+		expect(l.admitted(10)).toBe(4);
+		l.tick(500); // 2 per second: one token back
+		expect(l.admitted(10)).toBe(1);
+		l.tick(10_000);
+		expect(l.admitted(10)).toBe(4);
+	});
+
+	it('a fixed window admits `requests` per window, windows on the clock grid', () => {
+		const l = limiterOn({ kind: 'fixedWindow', requests: 3, seconds: 5, signal: 'none' });
+		expect(l.admitted(10)).toBe(3);
+		l.tick(4_999);
+		expect(l.admitted(10)).toBe(0);
+		l.tick(1);
+		expect(l.admitted(10)).toBe(3);
+		l.tick(12_000); // two windows later, still aligned to the first request
+		expect(l.admitted(1)).toBe(1);
+		l.tick(2_999);
+		expect(l.admitted(10)).toBe(2);
+		l.tick(1);
+		expect(l.admitted(10)).toBe(3);
+	});
+
+	it('Retry-After only on a refusal, in whole seconds, at least one', () => {
+		// The clock is 2 s into a 3-s window.
+		const l = limiterOn({ kind: 'fixedWindow', requests: 1, seconds: 3, signal: 'retryAfter' });
+		expect(l.admit()).toEqual({ admitted: true, headers: {} });
+		l.tick(500);
+		expect(l.admit()).toEqual({ admitted: false, headers: { 'retry-after': '1' } });
+		const b = limiterOn({ kind: 'tokenBucket', requests: 2, seconds: 10, signal: 'retryAfter' });
+		b.admitted(2);
+		expect(b.admit().headers).toEqual({ 'retry-after': '5' });
+	});
+
+	it('X-RateLimit-* on every answer, Reset as the window end in epoch seconds', () => {
+		const l = limiterOn({ kind: 'fixedWindow', requests: 2, seconds: 10, signal: 'xRateLimit' });
+		const end = String(Math.ceil((1_700_000_000_000 + 10_000) / 1000));
+		expect(l.admit().headers).toEqual({
+			'x-ratelimit-limit': '2',
+			'x-ratelimit-remaining': '1',
+			'x-ratelimit-reset': end,
+		});
+		l.admit();
+		expect(l.admit()).toEqual({
+			admitted: false,
+			headers: { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': end },
+		});
+	});
+
+	it('RateLimit-* on every answer, Reset in seconds left, with the policy', () => {
+		const l = limiterOn({ kind: 'tokenBucket', requests: 5, seconds: 1, signal: 'rateLimit' });
+		expect(l.admit().headers).toEqual({
+			'ratelimit-limit': '5',
+			'ratelimit-remaining': '4',
+			'ratelimit-reset': '1', // 0.2 s until full, rounded up
+			'ratelimit-policy': '5;w=1',
+		});
+	});
+
+	it('no signal: a bare refusal', () => {
+		const l = limiterOn({ kind: 'tokenBucket', requests: 1, seconds: 1, signal: 'none' });
+		l.admit();
+		expect(l.admit()).toEqual({ admitted: false, headers: {} });
+	});
+});
+
+describe('a rate-limited sandbox over HTTP', () => {
+	let sbx: Sandbox;
+	beforeAll(async () => {
+		sbx = await startSandbox();
+	});
+	afterAll(() => sbx.close());
+	beforeEach(() => {
+		sbx.configure({ rateLimit: null, rateLimitPerSecond: 0, acceptDuplicateReferences: false });
+		sbx.reset();
+	});
+
+	it('answers 429 over the limit and commits nothing; the headers come on admitted answers too', async () => {
+		sbx.configure({
+			rateLimit: { kind: 'fixedWindow', requests: 1, seconds: 60, signal: 'xRateLimit' },
+		});
+		const first = await call(sbx, 'POST', '/v2/orders', download({ reference: 'rl-1' }));
+		expect(first.status).toBe(200);
+		expect(first.headers['x-ratelimit-remaining']).toBe('0');
+		const second = await call(sbx, 'POST', '/v2/orders', download({ reference: 'rl-2' }));
+		expect(second.status).toBe(429);
+		expect(second.headers['x-ratelimit-limit']).toBe('1');
+		expect(second.headers['retry-after']).toBeUndefined();
+		expect([...sbx.state.orders.keys()]).toEqual(['rl-1']);
+		expect(sbx.state.ledger.filter((e) => e.kind === 'debit')).toHaveLength(1);
+	});
+
+	it('keeps rateLimitPerSecond: a token bucket with Retry-After; rateLimit replaces it', async () => {
+		sbx.configure({ rateLimitPerSecond: 1 });
+		await call(sbx, 'GET', '/v2/countries');
+		const refused = await call(sbx, 'GET', '/v2/countries');
+		expect(refused.status).toBe(429);
+		expect(refused.headers['retry-after']).toBe('1');
+		sbx.configure({
+			rateLimit: { kind: 'tokenBucket', requests: 100, seconds: 1, signal: 'none' },
+		});
+		expect((await call(sbx, 'GET', '/v2/countries')).status).toBe(200);
+	});
+
+	it('acceptDuplicateReferences buys a used reference again (both debited)', async () => {
+		sbx.configure({ acceptDuplicateReferences: true });
+		const order = download({ reference: 'dup-1' });
+		expect((await call(sbx, 'POST', '/v2/orders', order)).body.statusCode).toBe('00');
+		expect((await call(sbx, 'POST', '/v2/orders', order)).body.statusCode).toBe('00');
+		expect(sbx.state.ledger.filter((e) => e.kind === 'debit')).toHaveLength(2);
+	});
+
+	it('refuses a malformed rateLimit option', () => {
+		expect(() =>
+			sbx.configure({
+				rateLimit: { kind: 'slidingLog', requests: 1, seconds: 1, signal: 'none' } as never,
+			}),
+		).toThrow(/rateLimit must be/);
+		expect(() =>
+			sbx.configure({
+				rateLimit: { kind: 'fixedWindow', requests: 0, seconds: 1, signal: 'none' },
+			}),
+		).toThrow(/rateLimit must be/);
+	});
+});
