@@ -1,4 +1,3 @@
-import { NodeOperationError } from 'n8n-workflow';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -10,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 
 import { VoucherApiClient } from '../transport/client';
-import { asNodeError } from '../transport/errors';
+import { asNodeError, operationError } from '../transport/errors';
 import { concurrencyLimit, mapWithConcurrency } from '../shared/concurrency';
 import { errorItem } from '../shared/errorItem';
 import { executionParameters } from '../shared/parameters';
@@ -108,11 +107,11 @@ function chosenOperation(this: IExecuteFunctions): VoucherOperation {
 	const has = (record: object, key: string) => Object.prototype.hasOwnProperty.call(record, key);
 	const resource = this.getNodeParameter('resource', 0) as string;
 	if (!has(resources, resource))
-		throw new NodeOperationError(this.getNode(), `The resource "${resource}" is not supported`);
+		throw operationError(this.getNode(), `The resource "${resource}" is not supported`);
 	const { operations } = resources[resource];
 	const operation = this.getNodeParameter('operation', 0) as string;
 	if (!has(operations, operation))
-		throw new NodeOperationError(
+		throw operationError(
 			this.getNode(),
 			`The operation "${operation}" is not supported for the resource "${resource}"`,
 		);

@@ -1,9 +1,8 @@
-import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
 import { WALLETS_PATH } from '../transport/client';
 import type { VoucherApiClient } from '../transport/client';
-import { asNodeError, isVoucherApiError } from '../transport/errors';
+import { asNodeError, isVoucherApiError, operationError } from '../transport/errors';
 import { wait } from '../transport/retry';
 import { readDecimal } from '../shared/money';
 import { inSpecCase, isTerminal } from '../../serviceProtocol/orderStatus';
@@ -91,7 +90,7 @@ export function asOrder(
 ): Order {
 	const reading = readOrder(data, reference);
 	if ('order' in reading) return reading.order;
-	throw new NodeOperationError(
+	throw operationError(
 		client.node,
 		`Item ${itemIndex}: the service's answer for reference "${reference}" ${reading.problem}`,
 		{
@@ -148,7 +147,7 @@ export async function findOrder(
 		if (!isVoucherApiError(error) || error.kind !== 'notFound')
 			throw asNodeError(client.node, error);
 		if (await reachesService(client, itemIndex)) return undefined;
-		throw new NodeOperationError(
+		throw operationError(
 			client.node,
 			`Item ${itemIndex}: order "${reference}" could not be looked up: the base URL answers HTTP 404 to the wallets too`,
 			{

@@ -1,6 +1,6 @@
-import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, INode } from 'n8n-workflow';
 
+import { operationError } from '../transport/errors';
 import { formatNaira } from '../shared/money';
 import type { Order, OrderRequest, PlannedOrder } from './types';
 import { listed } from '../shared/wording';
@@ -119,7 +119,7 @@ export function checkFoundOrder(
 ): 'match' | 'unverified' {
 	const match = matchOrder(order, request);
 	if (match.kind !== 'mismatch') return match.kind;
-	throw new NodeOperationError(
+	throw operationError(
 		node,
 		`Item ${itemIndex}: reference "${request.body.reference}" already belongs to another request, order ${order.orderNumber}`,
 		{

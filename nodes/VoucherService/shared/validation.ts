@@ -1,6 +1,6 @@
-import { NodeOperationError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 
+import { operationError } from '../transport/errors';
 import { toKobo } from './money';
 
 /*
@@ -259,7 +259,7 @@ export function validate<T>(rule: Rule<T>, input: unknown, node: INode, itemInde
 	const result = rule(input);
 	if (!(result instanceof Invalid)) return result;
 	const problems = result.problems.map((issue) => `"${fieldPath(issue.path)}": ${issue.message}`);
-	throw new NodeOperationError(node, `Item ${itemIndex}: invalid ${problems[0]}`, {
+	throw operationError(node, `Item ${itemIndex}: invalid ${problems[0]}`, {
 		itemIndex,
 		description:
 			problems.length > 1

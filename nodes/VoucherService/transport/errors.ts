@@ -47,6 +47,7 @@ export class VoucherApiError extends NodeApiError {
 			httpCode: details.httpCode !== undefined ? String(details.httpCode) : undefined,
 			itemIndex: details.itemIndex,
 		});
+		keepMessage(this, details.message);
 		this.kind = details.kind;
 		this.serviceCode = details.serviceCode;
 		this.serviceMessage = details.serviceMessage;
@@ -60,6 +61,37 @@ export class VoucherApiError extends NodeApiError {
 
 export function isVoucherApiError(error: unknown): error is VoucherApiError {
 	return error instanceof VoucherApiError;
+}
+
+export type OperationErrorOptions = NonNullable<
+	ConstructorParameters<typeof NodeOperationError>[2]
+>;
+
+/**
+ * n8n's error classes replace a message that holds a Node.js error code, in any case, with
+ * canned text: a Reference "preexisting-1" holds EEXIST, and its error would read "The file or
+ * directory already exists". Our messages name the item and the Reference, so they are put
+ * back, and the copy the rewrite kept in `messages` is dropped. A raw error that asNodeError
+ * wraps is not ours, and keeps n8n's wording.
+ */
+export function keepMessage<E extends NodeApiError | NodeOperationError>(
+	error: E,
+	message: string,
+): E {
+	if (error.message === message) return error;
+	const { messages } = error;
+	if (messages[messages.length - 1] === message) messages.pop();
+	error.message = message;
+	return error;
+}
+
+/** A NodeOperationError with our own message, kept as written (see keepMessage). */
+export function operationError(
+	node: INode,
+	message: string,
+	options?: OperationErrorOptions,
+): NodeOperationError {
+	return keepMessage(new NodeOperationError(node, message, options), message);
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
+import { operationError } from '../../transport/errors';
 import { planCampaign } from '../../orders/campaign/campaign';
 import type { ReadCampaignRow } from '../../orders/campaign/campaign';
 import {
@@ -177,7 +178,7 @@ function readRecipientValue(
 	const shown = columns.slice(0, 20).join(', ') + (columns.length > 20 ? ', …' : '');
 	const columnsText =
 		columns.length > 0 ? `The item's columns are: ${shown}.` : 'The item has no columns.';
-	throw new NodeOperationError(
+	throw operationError(
 		parameters.node,
 		`Item ${itemIndex}: column "${column}" not found in the input item`,
 		{

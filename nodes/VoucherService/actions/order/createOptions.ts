@@ -1,6 +1,6 @@
-import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INode, INodeProperties, NodeOperationError } from 'n8n-workflow';
 
+import { operationError } from '../../transport/errors';
 import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
 import { readLimitKobo, tightestLimitKobo } from '../../orders/buy/spendingGuard';
 import type {
@@ -153,7 +153,7 @@ function invalidOption(
 	value: unknown,
 	rule: string,
 ): NodeOperationError {
-	return new NodeOperationError(node, `Item ${itemIndex}: the option "${label}" must be ${rule}`, {
+	return operationError(node, `Item ${itemIndex}: the option "${label}" must be ${rule}`, {
 		itemIndex,
 		description: `It is ${JSON.stringify(String(value)).slice(0, 60)}. Nothing was sent.`,
 	});

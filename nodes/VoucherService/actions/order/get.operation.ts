@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
+import { operationError } from '../../transport/errors';
 import { outputModeField, readOptionsField, referenceField } from '../../shared/fields';
 import { orderLookupSchema, validate } from '../../shared/validation';
 import { orderItems, readOrderOutput } from '../../orders/output';
@@ -28,7 +29,7 @@ export async function execute(
 	);
 	const order = await findOrder(client, reference, itemIndex);
 	if (!order) {
-		throw new NodeOperationError(node, `Order ${reference} not found`, {
+		throw operationError(node, `Order ${reference} not found`, {
 			itemIndex,
 			description: 'The service has no order with this reference (status code 04, or HTTP 404).',
 		});

@@ -1,8 +1,8 @@
-import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INode, NodeExecutionHint, NodeOperationError } from 'n8n-workflow';
 
 import type { ItemOutcome, ItemPlan, RunSettings } from '../../plan';
 import type { VoucherApiClient } from '../../transport/client';
+import { operationError } from '../../transport/errors';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { formatNaira, toNaira } from '../../shared/money';
 import { orderItems } from '../output';
@@ -33,7 +33,7 @@ async function preview(
 		if (!existing) return { itemIndex, json: [{ ...json, wouldBuy: true }], wouldBuy: true };
 		const match = checkFoundOrder(client.node, { itemIndex, request }, existing);
 		if (settings.ifReferenceExists === 'fail') {
-			throw new NodeOperationError(
+			throw operationError(
 				client.node,
 				`Item ${itemIndex}: an order with reference "${reference}" already exists`,
 				{ itemIndex, description: 'A real run would stop here. Nothing was sent.' },
@@ -68,7 +68,7 @@ function sharedReferenceError(
 	reference: string,
 	firstItem: number,
 ): NodeOperationError {
-	return new NodeOperationError(
+	return operationError(
 		node,
 		`Item ${itemIndex}: reference "${reference}" is already used by item ${firstItem} of this run`,
 		{
@@ -92,7 +92,7 @@ function runLimitError(
 ): NodeOperationError | undefined {
 	const problem = runLimitProblem(runKobo + orderKobo, limitKobo);
 	if (!problem) return undefined;
-	return new NodeOperationError(node, `Item ${itemIndex}: not sent: ${problem}`, {
+	return operationError(node, `Item ${itemIndex}: not sent: ${problem}`, {
 		itemIndex,
 		description: `This order of ${formatNaira(orderKobo)} comes after ${formatNaira(runKobo)} of earlier items of this run. ${RUN_LIMIT_ADVICE}`,
 	});

@@ -2,7 +2,13 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
-import { asNodeError, isVoucherApiError } from '../../transport/errors';
+import {
+	asNodeError,
+	isVoucherApiError,
+	keepMessage,
+	operationError,
+} from '../../transport/errors';
+import type { OperationErrorOptions } from '../../transport/errors';
 import { backoffDelay, CREATE_RETRY, RATE_LIMIT_PATIENCE_MS, wait } from '../../transport/retry';
 import { toNaira } from '../../shared/money';
 import type {
@@ -65,7 +71,7 @@ function referenceExists(
 	reference: string,
 	existing: OrderResult['order'],
 ) {
-	return new NodeOperationError(
+	return operationError(
 		node,
 		`Item ${itemIndex}: an order with reference "${reference}" already exists`,
 		{
@@ -93,7 +99,12 @@ export async function refuseExistingReference(
  * apart from "not bought", so nobody buys again under a new reference; the same reference is
  * safe, as the next run looks it up first.
  */
-export class OutcomeUnknownError extends NodeOperationError {}
+export class OutcomeUnknownError extends NodeOperationError {
+	constructor(node: INode, message: string, options: OperationErrorOptions) {
+		super(node, message, options);
+		keepMessage(this, message);
+	}
+}
 
 function outcomeUnknown(
 	client: VoucherApiClient,
@@ -166,7 +177,7 @@ async function lookUpAfterUnclearCreate(
 
 /** The service refused a create over its rate limit for the whole patience: nothing was bought. */
 function notBoughtRateLimited(client: VoucherApiClient, itemIndex: number, reference: string) {
-	return new NodeOperationError(
+	return operationError(
 		client.node,
 		`Item ${itemIndex}: order "${reference}" was not bought: the voucher service is rate limiting (HTTP 429)`,
 		{

@@ -1,6 +1,6 @@
-import { NodeOperationError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 
+import { operationError } from '../../transport/errors';
 import { formatNaira, toKobo } from '../../shared/money';
 
 const MAX_ORDER_TOTAL_LABEL = 'Maximum Order Total (NGN)';
@@ -36,7 +36,7 @@ export function readLimitKobo(
 	if (!Number.isFinite(naira) || naira < 0) {
 		const where = source === 'credential' ? "the credential's" : "the node's";
 		const label = source === 'run' ? MAX_RUN_TOTAL_LABEL : MAX_ORDER_TOTAL_LABEL;
-		throw new NodeOperationError(
+		throw operationError(
 			node,
 			`Item ${itemIndex}: ${where} "${label}" is not a number of 0 or more`,
 			{
@@ -76,7 +76,7 @@ export function assertWithinSpendingLimit(
 ): void {
 	const problem = spendingLimitProblem(totalKobo, limitKobo);
 	if (!problem) return;
-	throw new NodeOperationError(node, `Item ${itemIndex}: ${problem}`, {
+	throw operationError(node, `Item ${itemIndex}: ${problem}`, {
 		itemIndex,
 		description: SPENDING_LIMIT_ADVICE,
 	});

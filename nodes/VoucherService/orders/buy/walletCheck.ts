@@ -1,9 +1,9 @@
 import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../../plan';
 import { WALLETS_PATH } from '../../transport/client';
 import type { VoucherApiClient } from '../../transport/client';
+import { operationError } from '../../transport/errors';
 import { formatNaira, readDecimal } from '../../shared/money';
 
 /*
@@ -62,7 +62,7 @@ export async function checkWallet(
 	if (typeof balanceKobo === 'number')
 		return { kind: balanceKobo >= totalKobo ? 'covered' : 'short', balanceKobo, totalKobo };
 	if ('unchecked' in balanceKobo) return { kind: 'unchecked', why: balanceKobo.unchecked };
-	throw new NodeOperationError(
+	throw operationError(
 		client.node,
 		`The NGN wallet's balance ${balanceKobo.unreadable} is not a number, so nothing was bought`,
 		{
@@ -106,7 +106,7 @@ export function walletRefusals(
 	const message = walletShortMessage(check);
 	return itemIndexes.map((itemIndex) => ({
 		itemIndex,
-		error: new NodeOperationError(node, message, {
+		error: operationError(node, message, {
 			itemIndex,
 			description:
 				'Check Wallet Balance First read the wallet before any order was sent. Top up the NGN wallet, or buy for fewer rows. The check is not a reservation: another spender can still use the balance between the check and the orders.',

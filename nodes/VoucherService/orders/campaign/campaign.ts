@@ -1,9 +1,8 @@
 import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { ItemOutcome, ItemPlan, ItemsJob, RunSettings } from '../../plan';
 import type { VoucherApiClient } from '../../transport/client';
-import { asNodeError } from '../../transport/errors';
+import { asNodeError, operationError } from '../../transport/errors';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { formatNaira, toNaira } from '../../shared/money';
 import type {
@@ -51,7 +50,7 @@ function rowFailure(
 	[message, description]: [string, string],
 ): ItemOutcome {
 	const { itemIndex } = row;
-	const error = new NodeOperationError(node, `Item ${itemIndex}: ${message}`, {
+	const error = operationError(node, `Item ${itemIndex}: ${message}`, {
 		itemIndex,
 		description,
 	});
