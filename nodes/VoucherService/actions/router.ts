@@ -6,13 +6,16 @@ import type {
 	INode,
 	INodePropertyOptions,
 	NodeExecutionHint,
+	NodeOperationError,
 } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { VoucherApiClient } from '../transport/client';
 import { asNodeError, operationError } from '../transport/errors';
 import { concurrencyLimit, mapWithConcurrency } from '../shared/concurrency';
 import { errorItem } from '../shared/errorItem';
 import { executionParameters } from '../shared/parameters';
+import { runsAsAgentTool } from '../shared/agentTool';
 import * as country from './country';
 import * as order from './order';
 import * as template from './template';
@@ -92,8 +95,26 @@ function outputOf(node: INode, run: RunSettings, outcome: ItemOutcome): INodeExe
 	if (!('error' in outcome)) {
 		return outcome.json.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 	}
-	if (!run.continueOnFail) throw asNodeError(node, outcome.error);
+	if (!run.continueOnFail) throw thrownError(node, outcome.error, itemIndex);
 	return [errorItem(node, outcome.error, itemIndex)];
+}
+
+/*
+ * n8n wraps what a tool throws in a new NodeOperationError unless it already is one, and that
+ * wrapping replaces a message holding a Node.js error code (a Reference "preexisting-1")
+ * with its own words. So a tool throws its API errors as NodeOperationErrors with our words.
+ */
+function thrownError(
+	node: INode,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
+	const nodeError = asNodeError(node, error);
+	if (!(nodeError instanceof NodeApiError) || !runsAsAgentTool(node)) return nodeError;
+	return operationError(node, nodeError.message, {
+		itemIndex,
+		description: nodeError.description ?? undefined,
+	});
 }
 
 /** Hints above the output; n8n before 1.79, and before about 1.119 for an AI tool, has no way to show them. */
