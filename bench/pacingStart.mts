@@ -13,30 +13,22 @@
 // Env: BENCH_DIST, BENCH_LATENCY_MS (default 25), BENCH_PACING_ROWS (default 100,1000),
 //      BENCH_PACING_STARTS (default 4,8,16,32), BENCH_ROUNDS, BENCH_RATE_LIMIT (default 100;
 //      0 skips it), BENCH_PACING_LIMITED_ROWS (default 1000).
-import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
-import { resolve } from 'node:path';
 
 import { test } from 'vitest';
 
 import { startSandbox } from '../sandbox/server.mts';
-import { runNode } from '../n8n-core-runner/runWorkflow.mts';
+import { createOrders, envList, fromDist } from './builtNode.mts';
 
-const list = (value: string | undefined, fallback: number[]) =>
-	value ? value.split(',').map(Number) : fallback;
-const DIST = resolve(process.env.BENCH_DIST ?? 'dist');
 const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 25);
-const ROWS = list(process.env.BENCH_PACING_ROWS, [100, 1000]);
-const STARTS = list(process.env.BENCH_PACING_STARTS, [4, 8, 16, 32]);
+const ROWS = envList(process.env.BENCH_PACING_ROWS, [100, 1000]);
+const STARTS = envList(process.env.BENCH_PACING_STARTS, [4, 8, 16, 32]);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RATE_LIMIT = Number(process.env.BENCH_RATE_LIMIT ?? 100);
 const LIMITED_ROWS = Number(process.env.BENCH_PACING_LIMITED_ROWS ?? 1000);
 
-const require = createRequire(import.meta.url);
-const pacing = require(`${DIST}/nodes/VoucherService/transport/adaptiveConcurrency.js`);
+const pacing = fromDist('nodes/VoucherService/transport/adaptiveConcurrency.js');
 const shippedStart: number = pacing.START_LIMIT;
-const { VoucherService } = require(`${DIST}/nodes/VoucherService/VoucherService.node.js`);
-const { VoucherServiceApi } = require(`${DIST}/credentials/VoucherServiceApi.credentials.js`);
 const sandbox = await startSandbox({
 	processingDelayMs: 0,
 	timeFactor: 0.0005,
@@ -56,29 +48,12 @@ async function once(rows: number, start: number, failedRows?: { count: number })
 	sandbox.reset();
 	pacing.START_LIMIT = start;
 	run++;
-	const items = Array.from({ length: rows }, (_, i) => ({
-		reference: `pace${run}-${i}`,
-		productCode: 'VCH-INSTANT',
-		amount: '1000',
-		quantity: '1',
-	}));
-	const started = process.hrtime.bigint();
-	const result = await runNode({
-		nodeType: new VoucherService(),
-		credentialTypes: [new VoucherServiceApi()],
-		credentials: { voucherServiceApi: { baseUrl: sandbox.url, ...sandbox.keys } },
-		parameters: {
-			resource: 'order',
-			operation: 'create',
-			reference: '={{ $json.reference }}',
-			productCode: '={{ $json.productCode }}',
-			amount: '={{ $json.amount }}',
-			quantity: '={{ $json.quantity }}',
-		},
-		inputItems: items,
-		continueOnFail: failedRows !== undefined,
-	});
-	const wall = Number(process.hrtime.bigint() - started) / 1e6;
+	const { result, wallMs: wall } = await createOrders(
+		sandbox,
+		`pace${run}`,
+		rows,
+		failedRows !== undefined,
+	);
 	const out = result.items[0] ?? [];
 	if (failedRows) failedRows.count = out.filter((item) => item.json.error).length;
 	else if (result.error || out.length !== rows || out.some((item) => item.json.error)) {

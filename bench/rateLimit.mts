@@ -11,29 +11,19 @@
 // the first request on), 429s as a share of requests, and doubles.
 // Env: BENCH_DIST, BENCH_LATENCY_MS (default 25), BENCH_RATES (default 1,2,5,20,100),
 //      BENCH_WINDOW_SECONDS, BENCH_ROWS_PER_RATE (default 12: rows = max(20, 12 × rate)).
-import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
-
 import { test } from 'vitest';
 
 import { beginRun, conditionsTable, fmt, machine, print, say } from './report.mts';
 import { startSandbox } from '../sandbox/server.mts';
 import type { RateLimitOptions } from '../sandbox/server.mts';
-import { runNode } from '../n8n-core-runner/runWorkflow.mts';
+import { createOrders, envList } from './builtNode.mts';
 
-const list = (value: string | undefined, fallback: number[]) =>
-	value ? value.split(',').map(Number) : fallback;
-const DIST = resolve(process.env.BENCH_DIST ?? 'dist');
 const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 25);
-const RATES = list(process.env.BENCH_RATES, [1, 2, 5, 20, 100]);
+const RATES = envList(process.env.BENCH_RATES, [1, 2, 5, 20, 100]);
 const WINDOW_SECONDS = Number(process.env.BENCH_WINDOW_SECONDS ?? 3);
 const ROWS_PER_RATE = Number(process.env.BENCH_ROWS_PER_RATE ?? 12);
 
 const GOALS = { wallOverFloor: 1.25, refusedShare: 0.1 };
-
-const require = createRequire(import.meta.url);
-const { VoucherService } = require(`${DIST}/nodes/VoucherService/VoucherService.node.js`);
-const { VoucherServiceApi } = require(`${DIST}/credentials/VoucherServiceApi.credentials.js`);
 
 type Signal = 'retryAfter' | 'headers' | 'none';
 const SIGNALS: Signal[] = ['retryAfter', 'headers', 'none'];
@@ -66,29 +56,7 @@ async function once(limit: RateLimitOptions | null, rows: number) {
 	sandbox.configure({ rateLimit: limit });
 	sandbox.reset();
 	run++;
-	const items = Array.from({ length: rows }, (_, i) => ({
-		reference: `limit${run}-${i}`,
-		productCode: 'VCH-INSTANT',
-		amount: '1000',
-		quantity: '1',
-	}));
-	const started = performance.now();
-	const result = await runNode({
-		nodeType: new VoucherService(),
-		credentialTypes: [new VoucherServiceApi()],
-		credentials: { voucherServiceApi: { baseUrl: sandbox.url, ...sandbox.keys } },
-		parameters: {
-			resource: 'order',
-			operation: 'create',
-			reference: '={{ $json.reference }}',
-			productCode: '={{ $json.productCode }}',
-			amount: '={{ $json.amount }}',
-			quantity: '={{ $json.quantity }}',
-		},
-		inputItems: items,
-		continueOnFail: true,
-	});
-	const wallMs = performance.now() - started;
+	const { result, wallMs } = await createOrders(sandbox, `limit${run}`, rows, true);
 	const out = result.items[0] ?? [];
 	const failed = result.error ? rows : out.filter((item) => item.json.error).length;
 	const requests = sandbox.state.requests.filter((entry) => entry.path.startsWith('/v2'));
