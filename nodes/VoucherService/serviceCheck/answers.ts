@@ -1,5 +1,5 @@
 import type { ObservedAnswer } from '../transport/client';
-import { REQUEST_TIMEOUT_MS } from '../transport/client';
+import { asEnvelope, REQUEST_TIMEOUT_MS } from '../transport/client';
 import type { CheckItem } from './types';
 
 /*
@@ -28,12 +28,7 @@ export function dataOf(body: unknown): unknown {
 	return typeof value === 'object' && value !== null ? value.data : undefined;
 }
 
-const envelopeCode = (body: unknown): string | undefined => {
-	const value = parsed(body) as { statusCode?: unknown } | null;
-	return typeof value === 'object' && value !== null && typeof value.statusCode === 'string'
-		? value.statusCode
-		: undefined;
-};
+const envelopeCode = (body: unknown): string | undefined => asEnvelope(body)?.statusCode;
 
 /** An envelope's code and message (when it is text), as describeBody shows them. */
 export function describeRefusal(code: string, message: unknown): string {

@@ -315,7 +315,8 @@ const refused = ({ reference, itemIndex }: ApiCall) =>
 		? 'The voucher service refused the request'
 		: `${itemIndex === undefined ? '' : `Item ${itemIndex}: `}the voucher service refused order "${reference}"`;
 
-function asEnvelope(body: unknown): Envelope | undefined {
+/** The service's envelope in a body (JSON text or parsed); undefined when it has none. */
+export function asEnvelope(body: unknown): Envelope | undefined {
 	let value = body;
 	if (typeof value === 'string') {
 		try {
