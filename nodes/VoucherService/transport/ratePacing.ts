@@ -10,6 +10,8 @@ export interface RateHints {
 	remaining?: number;
 	/** When the window's allowance is restored. */
 	resetAt?: number;
+	/** How long the window of `limit` lasts (a policy's `w`), in ms. */
+	windowMs?: number;
 }
 
 /** A Reset above this is a moment (epoch seconds), below it a count of seconds left. */
@@ -37,48 +39,100 @@ function resetTime(value: unknown, now: number): number | undefined {
 	return Math.min(Math.max(at, now), now + MAX_RESET_MS);
 }
 
-/** The draft standard's one-header form: `limit=10, remaining=3, reset=4` or `"p";r=3;t=4`. */
-function structured(value: unknown): Record<string, string> {
-	const fields: Record<string, string> = {};
-	for (const [, key, val] of String(value ?? '').matchAll(/\b(limit|remaining|reset|r|t|q)=(\d+)/g))
-		fields[key] = val;
-	return fields;
+/** One member of a structured header (RFC 8941): a dictionary's `key=value`, or a list's value. */
+interface Member {
+	key?: string;
+	value: string;
+	params: Record<string, string>;
+}
+
+const unquote = (text: string) => text.trim().replace(/^"(.*)"$/, '$1');
+
+/** A structured header read leniently: commas outside quotes part members, semicolons parameters. */
+function members(value: unknown): Member[] {
+	if (value === undefined || value === null) return [];
+	return (String(value).match(/(?:"[^"]*"|[^,])+/g) ?? []).map((member) => {
+		const [item = '', ...params] = member.match(/(?:"[^"]*"|[^;])+/g) ?? [];
+		const pair = /^\s*([a-z][\w-]*)\s*=(.*)$/i.exec(item);
+		return {
+			key: pair?.[1].toLowerCase(),
+			value: unquote(pair ? pair[2] : item),
+			params: Object.fromEntries(
+				params.map((param) => {
+					const [key, val = ''] = param.split('=');
+					return [key.trim().toLowerCase(), unquote(val)];
+				}),
+			),
+		};
+	});
+}
+
+/**
+ * The one-header `RateLimit`: the older draft's dictionary `limit=10, remaining=3, reset=4`, or
+ * the current draft's list `"default";r=0;t=5`, one member per policy, of which the one with the
+ * fewest requests left binds.
+ */
+function rateLimitHeader(value: unknown) {
+	const all = members(value);
+	const dictionary = new Map(all.flatMap(({ key, value }) => (key ? [[key, value]] : [])));
+	if (dictionary.size > 0)
+		return {
+			limit: dictionary.get('limit'),
+			remaining: dictionary.get('remaining'),
+			reset: dictionary.get('reset'),
+		};
+	const left = (member: Member) => count(member.params.r) ?? Infinity;
+	const binding = all.reduce<Member | undefined>(
+		(fewest, member) => (fewest && left(fewest) <= left(member) ? fewest : member),
+		undefined,
+	);
+	return { remaining: binding?.params.r, reset: binding?.params.t, policy: binding?.value };
+}
+
+/**
+ * The quota policy the limit is under, from `RateLimit-Policy` (or the older `RateLimit-Limit`
+ * list): the older draft's `10;w=1`, or the current draft's `"default";q=100;w=60`. The one the
+ * `RateLimit` header names, else one with the limit as its quota, else any; one with a window first.
+ */
+function policyOf(values: unknown[], name?: string, limit?: number) {
+	const all = values.flatMap(members).map(({ value, params }) => {
+		const older = count(value) !== undefined;
+		return { name: older ? undefined : value, quota: older ? value : params.q, window: params.w };
+	});
+	const named = all.filter((policy) => name !== undefined && policy.name === name);
+	const fits = named.length
+		? named
+		: all.filter((policy) => limit === undefined || count(policy.quota) === limit);
+	return fits.find((policy) => count(policy.window)) ?? fits[0];
 }
 
 /**
  * The rate-limit hints of an answer's headers (lower-case names): Retry-After (seconds or
- * HTTP date), `X-RateLimit-Limit/Remaining/Reset`, `RateLimit-Limit/Remaining/Reset`, the
- * one-header `RateLimit`, and `RateLimit-Policy` (`10;w=1`) for the limit.
+ * HTTP date), `X-RateLimit-Limit/Remaining/Reset`, `RateLimit-Limit/Remaining/Reset`, and the
+ * one-header `RateLimit` with `RateLimit-Policy`, in the older and in the current draft's form.
  */
 export function readRateHints(
 	headers: Record<string, unknown> | undefined,
 	now = Date.now(),
 ): RateHints {
 	if (!headers) return {};
-	const one = structured(header(headers, 'ratelimit'));
-	const policyLimit = /^\s*(\d+)/.exec(String(header(headers, 'ratelimit-policy') ?? ''))?.[1];
+	const first = (name: string) => members(header(headers, name))[0]?.value;
+	const one = rateLimitHeader(header(headers, 'ratelimit'));
+	const limit = count(first('x-ratelimit-limit') ?? first('ratelimit-limit') ?? one.limit);
+	const policy = policyOf(
+		[header(headers, 'ratelimit-policy'), header(headers, 'ratelimit-limit')],
+		one.policy,
+		limit,
+	);
+	const windowSeconds = count(policy?.window);
 	const hints: RateHints = {
 		retryAfterMs: parseRetryAfter(header(headers, 'retry-after'), now),
-		limit: count(
-			header(headers, 'x-ratelimit-limit') ??
-				header(headers, 'ratelimit-limit') ??
-				one.limit ??
-				one.q ??
-				policyLimit,
-		),
+		limit: limit ?? count(policy?.quota),
 		remaining: count(
-			header(headers, 'x-ratelimit-remaining') ??
-				header(headers, 'ratelimit-remaining') ??
-				one.remaining ??
-				one.r,
+			first('x-ratelimit-remaining') ?? first('ratelimit-remaining') ?? one.remaining,
 		),
-		resetAt: resetTime(
-			header(headers, 'x-ratelimit-reset') ??
-				header(headers, 'ratelimit-reset') ??
-				one.reset ??
-				one.t,
-			now,
-		),
+		resetAt: resetTime(first('x-ratelimit-reset') ?? first('ratelimit-reset') ?? one.reset, now),
+		windowMs: windowSeconds ? windowSeconds * 1000 : undefined,
 	};
 	for (const key of Object.keys(hints) as Array<keyof RateHints>)
 		if (hints[key] === undefined) delete hints[key];

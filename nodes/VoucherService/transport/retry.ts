@@ -45,14 +45,19 @@ export function backoffDelay(
 	return Math.round(step / 2 + (random() * step) / 2);
 }
 
-/** Retry-After is either delta-seconds or an HTTP date. */
+/**
+ * Retry-After as delta-seconds or an HTTP date (which names a day or a month, so digits alone
+ * are never one); blank or anything else is absent, a date already past is now.
+ */
 export function parseRetryAfter(header: unknown, now = Date.now()): number | undefined {
-	const value = Array.isArray(header) ? header[0] : header;
-	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-	const seconds = Number(value);
-	const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(String(value)) - now;
-	if (!Number.isFinite(ms) || ms < 0) return undefined;
-	return Math.min(ms, MAX_RETRY_AFTER_MS);
+	const value = String((Array.isArray(header) ? header[0] : header) ?? '').trim();
+	const ms = /^\d+(\.\d+)?$/.test(value)
+		? Number(value) * 1000
+		: /[a-z]/i.test(value)
+			? Date.parse(value) - now
+			: NaN;
+	if (!Number.isFinite(ms)) return undefined;
+	return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
 }
 
 export async function wait(ms: number): Promise<void> {

@@ -49,7 +49,58 @@ describe('rate-limit hints from headers', () => {
 			limit: 60,
 			remaining: 5,
 			resetAt: NOW + 2_000,
+			windowMs: 60_000,
 		});
+	});
+
+	it("reads the current draft's RateLimit-Policy, its window, and the policy RateLimit names", () => {
+		const current = { ratelimit: '"default";r=0;t=5', 'ratelimit-policy': '"default";q=100;w=60' };
+		expect(readRateHints(current, NOW)).toEqual({
+			limit: 100,
+			remaining: 0,
+			resetAt: NOW + 5_000,
+			windowMs: 60_000,
+		});
+		// Two policies: the one with the fewest requests left binds, and its own quota is the limit.
+		const two = {
+			ratelimit: '"daily";r=900;t=50, "burst";r=0;t=2',
+			'ratelimit-policy': '"daily";q=1000;w=86400, "burst";q=10;w=1',
+		};
+		expect(readRateHints(two, NOW)).toEqual({
+			limit: 10,
+			remaining: 0,
+			resetAt: NOW + 2_000,
+			windowMs: 1_000,
+		});
+	});
+
+	it("reads the older drafts' window from RateLimit-Policy or the RateLimit-Limit list", () => {
+		expect(
+			readRateHints(
+				{ ratelimit: 'limit=10, remaining=3, reset=4', 'ratelimit-policy': '10;w=1' },
+				NOW,
+			),
+		).toEqual({ limit: 10, remaining: 3, resetAt: NOW + 4_000, windowMs: 1_000 });
+		const list = {
+			'ratelimit-limit': '10, 10;w=1, 50;w=60',
+			'ratelimit-remaining': '3',
+			'ratelimit-reset': '1',
+		};
+		expect(readRateHints(list, NOW)).toEqual({
+			limit: 10,
+			remaining: 3,
+			resetAt: NOW + 1_000,
+			windowMs: 1_000,
+		});
+	});
+
+	it('reads a blank Retry-After as absent, a past date as now, and digits only as seconds', () => {
+		expect(readRateHints({ 'retry-after': '' }, NOW)).toEqual({});
+		expect(readRateHints({ 'retry-after': '   ' }, NOW)).toEqual({});
+		expect(readRateHints({ 'retry-after': '0' }, NOW)).toEqual({ retryAfterMs: 0 });
+		const past = new Date(NOW - 5_000).toUTCString();
+		expect(readRateHints({ 'retry-after': past }, NOW)).toEqual({ retryAfterMs: 0 });
+		expect(readRateHints({ 'retry-after': '-1' }, NOW)).toEqual({}); // a year, to Date.parse
 	});
 
 	it('ignores what is not a count', () => {
