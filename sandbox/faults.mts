@@ -1,4 +1,6 @@
-import type { FaultKind, FaultOptions } from './types.mts';
+import { json, text } from './http.mts';
+import type { Reply } from './http.mts';
+import type { FaultKind, FaultOptions, GatewayFault } from './types.mts';
 
 /** mulberry32: tiny, seedable, good enough to make fault runs reproducible. */
 function prng(seed: number): () => number {
@@ -20,17 +22,24 @@ const ORDER: ReadonlyArray<[FaultKind, keyof FaultOptions]> = [
 	['commitThen500', 'commitThen500Rate'],
 ];
 
-export type FaultRoller = (path: string) => FaultKind | null;
+export type FaultRoller = (path: string, method: string) => FaultKind | null;
 
 /**
  * One draw per matching request, split into consecutive bands by rate, so the
  * rates are exclusive probabilities and a seed replays the same fault sequence.
+ * The gateway answers before any draw, and takes none, while its count lasts.
  */
 export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
 	const next = prng(options.seed ?? 1);
 	const prefixes = options.paths ?? ['/v2'];
-	return (path) => {
+	const { gateway } = options;
+	let gatewayLeft = gateway?.count ?? Infinity;
+	return (path, method) => {
 		if (!prefixes.some((p) => path.startsWith(p))) return null;
+		if (gateway && gatewayLeft > 0 && (gateway.method ?? method) === method) {
+			gatewayLeft--;
+			return gateway.afterCommit ? 'gatewayAfterCommit' : 'gateway';
+		}
 		const draw = next();
 		let upper = 0;
 		for (const [kind, rate] of ORDER) {
@@ -39,4 +48,21 @@ export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
 		}
 		return null;
 	};
+}
+
+/** nginx's reason phrases. */
+const GATEWAY_TITLES: Record<GatewayFault['status'], string> = {
+	429: 'Too Many Requests',
+	502: 'Bad Gateway',
+	503: 'Service Temporarily Unavailable',
+	504: 'Gateway Time-out',
+};
+
+/** The gateway's answer, never with Retry-After: nginx's error page unless `body` says otherwise. */
+export function gatewayReply({ status, body = 'html' }: GatewayFault): Reply {
+	const title = `${status} ${GATEWAY_TITLES[status]}`;
+	if (body === 'json') return json(status, { message: title });
+	if (body === 'text') return text(status, title);
+	const page = `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+	return text(status, page, { 'content-type': 'text/html' });
 }

@@ -1,7 +1,13 @@
 import { TEMPLATES } from './catalog.mts';
 import { DEFAULT_DIALECT, dialectProblem, resolveDialect } from './dialect.mts';
 import type { Dialect } from './dialect.mts';
-import type { FaultOptions, RateLimitOptions, SandboxOptions, WebhookTarget } from './types.mts';
+import type {
+	FaultOptions,
+	GatewayFault,
+	RateLimitOptions,
+	SandboxOptions,
+	WebhookTarget,
+} from './types.mts';
 
 export type ResolvedOptions = Required<Omit<SandboxOptions, 'faults' | 'dialect'>> & {
 	faults: FaultOptions;
@@ -50,7 +56,7 @@ function checkFaults(f: FaultOptions): void {
 	check(typeof f === 'object' && f !== null, 'faults must be an object');
 	for (const key of Object.keys(f))
 		check(
-			[...RATES, 'retryAfterSeconds', 'seed', 'paths'].includes(key),
+			[...RATES, 'retryAfterSeconds', 'seed', 'paths', 'gateway'].includes(key),
 			`unknown fault option ${key}`,
 		);
 	for (const rate of RATES)
@@ -70,6 +76,26 @@ function checkFaults(f: FaultOptions): void {
 		f.paths === undefined ||
 			(Array.isArray(f.paths) && f.paths.every((p) => typeof p === 'string')),
 		'faults.paths must be an array of strings',
+	);
+	check(
+		f.gateway === undefined || isGateway(f.gateway),
+		'faults.gateway must be { status: 429 | 502 | 503 | 504, count?: integer >= 0, method?: string, afterCommit?: boolean, body?: html | text | json }',
+	);
+}
+
+function isGateway(v: unknown): boolean {
+	const g = v as GatewayFault;
+	return (
+		typeof g === 'object' &&
+		g !== null &&
+		Object.keys(g).every((key) =>
+			['status', 'count', 'method', 'afterCommit', 'body'].includes(key),
+		) &&
+		[429, 502, 503, 504].includes(g.status) &&
+		(g.count === undefined || isInt(g.count, 0)) &&
+		(g.method === undefined || typeof g.method === 'string') &&
+		(g.afterCommit === undefined || typeof g.afterCommit === 'boolean') &&
+		(g.body === undefined || ['html', 'text', 'json'].includes(g.body))
 	);
 }
 

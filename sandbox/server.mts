@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { routeAdmin } from './admin.mts';
 import { authenticate } from './auth.mts';
 import { FORBIDDEN_KEYS, SANDBOX_KEYS, SEED_VOUCHERS, findProduct } from './catalog.mts';
-import { createFaultRoller } from './faults.mts';
+import { createFaultRoller, gatewayReply } from './faults.mts';
 import { parseBody, readBody, send, text } from './http.mts';
 import type { Reply } from './http.mts';
 import { openLedger } from './ledger.mts';
@@ -181,8 +181,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			limitHeaders = headers;
 			if (!admitted) return finish(text(429, 'Too Many Requests'));
 		}
-		const fault = rollFault(path);
+		const fault = rollFault(path, method);
 		entry.fault = fault;
+		const gateway = opts.faults.gateway;
+		if (fault === 'gateway' && gateway) return finish(gatewayReply(gateway));
 		if (fault === 'rateLimit') {
 			return finish(
 				text(429, 'Too Many Requests', {
@@ -217,6 +219,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			{ method, path, body, isJson },
 		);
 		if (fault === 'commitThenDrop') return finish(null);
+		if (fault === 'gatewayAfterCommit' && gateway) return finish(gatewayReply(gateway));
 		finish(fault === 'commitThen500' ? internalError : reply);
 	}
 

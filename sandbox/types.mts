@@ -91,7 +91,29 @@ export interface DeliveryAttempt {
 	signature: string;
 }
 
-export type FaultKind = 'error' | 'reset' | 'commitThenDrop' | 'commitThen500' | 'rateLimit';
+export type FaultKind =
+	| 'error'
+	| 'reset'
+	| 'commitThenDrop'
+	| 'commitThen500'
+	| 'rateLimit'
+	| 'gateway'
+	| 'gatewayAfterCommit';
+
+/**
+ * A gateway in front of the service answering "not now" as nginx's limit_req does by default:
+ * an error page and no Retry-After.
+ */
+export interface GatewayFault {
+	status: 429 | 502 | 503 | 504;
+	/** How many requests (of `method`, under `paths`) it answers so from when it is set; then none. All if absent. */
+	count?: number;
+	method?: string;
+	/** The service handles the request first (an order is committed and paid), then the gateway answers: a timeout after the work. */
+	afterCommit?: boolean;
+	/** nginx's HTML page (the default), plain text, or a JSON body. */
+	body?: 'html' | 'text' | 'json';
+}
 
 export interface FaultOptions {
 	errorRate?: number;
@@ -102,6 +124,7 @@ export interface FaultOptions {
 	retryAfterSeconds?: number;
 	seed?: number;
 	paths?: string[];
+	gateway?: GatewayFault;
 }
 
 export interface RateLimitOptions {

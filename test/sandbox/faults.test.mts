@@ -79,6 +79,57 @@ describe('faults after commit', () => {
 	});
 });
 
+describe('a gateway in front of the service', () => {
+	it('answers the next `count` requests of its method with an HTML page and no Retry-After, before anything is done', async () => {
+		sbx.configure({ faults: { gateway: { status: 503, count: 2, method: 'POST' } } });
+		expect((await call(sbx, 'GET', '/v2/countries')).status).toBe(200);
+		for (const reference of ['g-1', 'g-2']) {
+			const refused = await postDownload(sbx, { reference });
+			expect(refused.status).toBe(503);
+			expect(refused.headers['content-type']).toBe('text/html');
+			expect(refused.headers['retry-after']).toBeUndefined();
+			expect(refused.text).toContain('<title>503 Service Temporarily Unavailable</title>');
+		}
+		expect(sbx.state.orders.size).toBe(0);
+		expect((await postDownload(sbx, { reference: 'g-3' })).status).toBe(200);
+		expect(sbx.state.requests.map((entry) => entry.fault)).toEqual([
+			null,
+			'gateway',
+			'gateway',
+			null,
+		]);
+	});
+
+	it('answers after the service has committed the order with afterCommit (a gateway timeout)', async () => {
+		sbx.configure({ faults: { gateway: { status: 504, count: 1, afterCommit: true } } });
+		const res = await postDownload(sbx, { reference: 'g-late' });
+		expect(res.status).toBe(504);
+		expect(res.text).toContain('504 Gateway Time-out');
+		expect(sbx.state.orders.get('g-late')?.status).toBe('COMPLETED');
+		expect(debits()).toHaveLength(1);
+	});
+
+	it.each([
+		['text', 502, (res: { text: string }) => expect(res.text).toBe('502 Bad Gateway')],
+		[
+			'json',
+			429,
+			(res: { body: unknown }) => expect(res.body).toEqual({ message: '429 Too Many Requests' }),
+		],
+	] as const)('answers a %s body when told', async (body, status, check) => {
+		sbx.configure({ faults: { gateway: { status, body } } });
+		const res = await call(sbx, 'GET', '/v2/countries');
+		expect(res.status).toBe(status);
+		check(res);
+	});
+
+	it('refuses a gateway it cannot play', () => {
+		expect(() => sbx.configure({ faults: { gateway: { status: 500 as 502 } } })).toThrow(
+			/faults.gateway must be/,
+		);
+	});
+});
+
 describe('fault selection', () => {
 	it('applies only to the configured path prefixes', async () => {
 		sbx.configure({ faults: { errorRate: 1, paths: ['/v2/orders'] } });
