@@ -1,7 +1,7 @@
 import { WALLETS_PATH } from '../transport/client';
 import type { ObservedAnswer } from '../transport/client';
 import { isVoucherApiError } from '../transport/errors';
-import { RATE_LIMIT_PATIENCE_MS } from '../transport/retry';
+import { REFUSAL_PATIENCE_MS } from '../transport/retry';
 import type { Order } from '../orders/types';
 import type { WalletCheck } from '../orders/buy/walletCheck';
 import { formatNaira } from '../shared/money';
@@ -54,7 +54,7 @@ const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 export const retriedToTheEnd = (read: Read<unknown>) =>
 	'error' in read &&
 	isVoucherApiError(read.error) &&
-	(read.error.outcomeUnknown || read.error.kind === 'rateLimited');
+	(read.error.outcomeUnknown || read.error.kind === 'unavailable');
 
 /** The read's last answer on `path`: a look-up may also read other paths (e.g. to trust a 404). */
 function lastAnswer(read: Read<unknown>, path: string): ObservedAnswer | undefined {
@@ -139,14 +139,14 @@ export function keysCheck(read: Read<WalletCheck>): CheckItem {
 				rest,
 		};
 	}
-	if (kind === 'server' || kind === 'rateLimited') {
+	if (kind === 'server' || kind === 'unavailable') {
 		return {
 			check,
 			result: 'failed',
 			seen: `${seen} That was the last attempt.`,
 			whatThePackageDoes:
-				(kind === 'rateLimited'
-					? `Resends a refused request at the pace the service admits, for up to ${RATE_LIMIT_PATIENCE_MS / 60_000} minutes without an admission; then the item fails and nothing is bought.`
+				(kind === 'unavailable'
+					? `Resends a refused request at the pace the service admits, for up to ${REFUSAL_PATIENCE_MS / 60_000} minutes without an admission; then the item fails, saying whether a create was bought.`
 					: 'Retries reads with growing pauses; while the service answers this way, orders fail.') +
 				' Try again later.' +
 				rest,

@@ -10,7 +10,14 @@ import type {
 import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { asNodeError, VoucherApiError } from './errors';
 import { readRateHints } from './ratePacing';
-import { backoffDelay, RATE_LIMIT_PATIENCE_MS, READ_RETRY, wait } from './retry';
+import {
+	backoffDelay,
+	isNotNow,
+	READ_RETRY,
+	RefusalClock,
+	REFUSAL_PATIENCE_MS,
+	wait,
+} from './retry';
 import { API_CREDENTIAL } from '../../serviceProtocol/credentials';
 
 /** The service answers every call with this envelope; `00` means success. */
@@ -75,6 +82,14 @@ const NETWORK_REASONS: Record<string, string> = {
 	EPIPE: 'connection closed',
 };
 
+/** What each "not now" status says (see isNotNow), in the words of its reason phrase. */
+const NOT_NOW_REASONS: Record<number, string> = {
+	429: 'rate limited',
+	502: 'bad gateway',
+	503: 'unavailable',
+	504: 'gateway timeout',
+};
+
 /**
  * The only code that talks HTTP to the service. Every request goes through
  * httpRequestWithAuthentication so n8n's proxy, TLS and credential handling apply,
@@ -88,6 +103,9 @@ export class VoucherApiClient {
 
 	/** One per node execution: every item's look-ups, retries and creates share it. */
 	private readonly pacing: AdaptiveConcurrency;
+
+	/** The patience of this execution's requests, shared like the pacing. */
+	private readonly refusals = new RefusalClock();
 
 	/** Taken once: n8n-core deep-copies the node on every getNode(). */
 	readonly node: INode;
@@ -131,15 +149,28 @@ export class VoucherApiClient {
 
 	/**
 	 * One attempt. Resolves with the envelope for any enveloped answer, throws otherwise.
-	 * A 429 is sent again after the pacing's wait, until RATE_LIMIT_PATIENCE_MS without an
-	 * admission: the service refused it before processing, so resending cannot do anything
-	 * twice, and the attempt is still to be made.
+	 * "Not now" (see isNotNow) is sent again after the pacing's wait, using up no attempt, until
+	 * requests of its method have gone REFUSAL_PATIENCE_MS without an admission:
+	 * - a read on any of them: reading again changes nothing;
+	 * - a create only on a 429, which a limiter answers before anything is processed, so the
+	 *   create is still to be made. A 502 or 504 may come after the service bought the order (a
+	 *   gateway's timeout, an upstream that broke off while answering), so it is thrown as
+	 *   'notNow' for the caller to look the order up before sending it again. So is a 503:
+	 *   nginx's limit_req answers it before processing, but proxies answer it too when their
+	 *   upstream broke off, and the spec shows neither, so the safe reading wins, at the cost
+	 *   of one look-up per refused create.
 	 */
 	async send(call: ApiCall): Promise<Envelope> {
 		for (;;) {
 			const response = await this.sendOnce(call);
-			if (response.statusCode !== 429 || this.pacing.refusedForMs() >= RATE_LIMIT_PATIENCE_MS)
+			const http = response.statusCode;
+			if (!isNotNow(http)) {
+				if (http < 500) this.refusals.admitted(call.method);
 				return this.toEnvelope(response, call);
+			}
+			if (this.refusals.refused(call.method) >= REFUSAL_PATIENCE_MS)
+				throw this.notNowError('unavailable', http, call);
+			if (call.method !== 'GET' && http !== 429) throw this.notNowError('notNow', http, call);
 		}
 	}
 
@@ -178,7 +209,7 @@ export class VoucherApiClient {
 		});
 		this.pacing.release(slot, {
 			overloaded: http >= 500,
-			refused: http === 429,
+			refused: isNotNow(http),
 			hints: readRateHints(response.headers),
 		});
 		return response;
@@ -190,7 +221,9 @@ export class VoucherApiClient {
 			try {
 				return (await this.send(call)).data as T;
 			} catch (error) {
-				const retriable = error instanceof VoucherApiError && error.outcomeUnknown;
+				// 'unavailable' has waited out the patience already: a retry would be refused again.
+				const retriable =
+					error instanceof VoucherApiError && error.outcomeUnknown && error.kind !== 'unavailable';
 				if (!retriable || attempt >= READ_RETRY.attempts) {
 					throw asNodeError(this.node, error);
 				}
@@ -222,15 +255,6 @@ export class VoucherApiClient {
 				message: 'The voucher service denied permission for this call (HTTP 403)',
 				description:
 					'The keys are valid but not allowed to do this. Ask the account owner to grant the permission in the business dashboard.',
-			});
-		}
-		if (http === 429) {
-			throw fail({
-				kind: 'rateLimited',
-				httpCode: 429,
-				message: `The voucher service refused every request for ${RATE_LIMIT_PATIENCE_MS / 60_000} minutes (HTTP 429, rate limited)`,
-				description:
-					'A refused request is not processed, so nothing was done. Run it again once the service admits requests again.',
 			});
 		}
 		if (http >= 500) {
@@ -283,6 +307,27 @@ export class VoucherApiClient {
 			serviceCode: envelope.statusCode,
 			serviceMessage,
 			message: `${refused(call)}: ${serviceMessage ?? 'no message'} (code ${envelope.statusCode})`,
+		});
+	}
+
+	/**
+	 * "Not now" as an error: 'notNow' for the caller to settle (a create's 502, 503 or 504),
+	 * 'unavailable' once the patience is spent.
+	 */
+	private notNowError(kind: 'notNow' | 'unavailable', http: number, call: ApiCall) {
+		const who = 'The voucher service (or a gateway in front of it)';
+		const status = `HTTP ${http}, ${NOT_NOW_REASONS[http]}`;
+		return new VoucherApiError(this.node, {
+			kind,
+			httpCode: http,
+			itemIndex: call.itemIndex,
+			...(kind === 'notNow'
+				? { message: `${who} answered "not now" (${status})` }
+				: {
+						message: `${who} refused every request for ${REFUSAL_PATIENCE_MS / 60_000} minutes (${status})`,
+						description:
+							'It answers so while it is rate limiting, overloaded or down. Run it again later.',
+					}),
 		});
 	}
 

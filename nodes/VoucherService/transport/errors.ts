@@ -4,8 +4,9 @@ import type { INode, JsonObject } from 'n8n-workflow';
 /** Why a call failed, as far as deciding on a retry or a look-up goes. */
 export type FailureKind =
 	| 'network' // timeout, reset, refused: the request may or may not have been processed
-	| 'server' // HTTP 5xx
-	| 'rateLimited' // HTTP 429 for longer than RATE_LIMIT_PATIENCE_MS: refused before processing
+	| 'server' // HTTP 5xx other than 502, 503, 504
+	| 'notNow' // HTTP 502, 503 or 504 to a create: it may have been processed, so it is looked up
+	| 'unavailable' // HTTP 429, 502, 503 or 504 for REFUSAL_PATIENCE_MS: see retry.ts
 	| 'auth' // HTTP 401 / 403
 	| 'notFound' // HTTP 404 (but `04` where the caller accepts it)
 	| 'unreadable' // an answer that is not the envelope: whether it was processed cannot be told
@@ -53,9 +54,13 @@ export class VoucherApiError extends NodeApiError {
 		this.serviceMessage = details.serviceMessage;
 	}
 
-	/** True when the request may have been processed although no answer arrived. */
+	/**
+	 * True when the request may have been processed although no answer arrived. A 429 is refused
+	 * before processing; a gateway's 502, 503 or 504 may come after the service did the work.
+	 */
 	get outcomeUnknown(): boolean {
-		return this.kind === 'network' || this.kind === 'server' || this.kind === 'unreadable';
+		if (this.kind === 'unavailable') return this.httpCode !== '429';
+		return ['network', 'server', 'unreadable', 'notNow'].includes(this.kind);
 	}
 }
 

@@ -21,13 +21,41 @@ export const READ_RETRY: BackoffPolicy = { attempts: 10, baseDelayMs: 200, maxDe
 export const CREATE_RETRY: BackoffPolicy = { attempts: 8, baseDelayMs: 200, maxDelayMs: 3_000 };
 
 /*
- * A 429 is resent after the pacing's wait and uses up no attempt of the budgets above: the
- * service refused it before processing. A run gives up only once the service has admitted
- * none of its requests for this long: five one-minute windows (the usual per-minute limit
- * reopens several times over), yet a spent daily quota fails the rows in minutes instead of
- * holding the execution for hours.
+ * "Not now", from the service or from any gateway in front of it: 429 (rate limited), 502 (bad
+ * gateway), 503 (unavailable; nginx's limit_req refuses so by default, with an HTML page and no
+ * Retry-After) and 504 (gateway timeout), whatever the body. Such an answer uses up no attempt
+ * of the budgets above: it is resent at the pacing's pace (a create's 502, 503 or 504 only
+ * after a look-up finds no order, see orders/buy/placeOrder.ts). A run gives up only once
+ * requests of the same method have gone this long without an admission: five one-minute
+ * windows (the usual per-minute limit reopens several times over), yet a spent daily quota or
+ * a gateway that is down fails the rows in minutes instead of holding the execution for hours.
  */
-export const RATE_LIMIT_PATIENCE_MS = 5 * 60_000;
+export const REFUSAL_PATIENCE_MS = 5 * 60_000;
+
+const NOT_NOW = new Set([429, 502, 503, 504]);
+
+export const isNotNow = (httpStatus: number) => NOT_NOW.has(httpStatus);
+
+/**
+ * How long the requests of each method have gone without an admission. Per method: a gateway
+ * whose route for creates is down while reads pass would otherwise be asked forever, as every
+ * look-up between two creates would count as an admission.
+ */
+export class RefusalClock {
+	private readonly refusedSince = new Map<string, number>();
+
+	admitted(method: string): void {
+		this.refusedSince.delete(method);
+	}
+
+	/** Records a refusal; returns how long this method has been refused. */
+	refused(method: string): number {
+		const now = Date.now();
+		const since = this.refusedSince.get(method) ?? now;
+		this.refusedSince.set(method, since);
+		return now - since;
+	}
+}
 
 /** Longest Retry-After we honour; a longer one is cut so a run cannot hang for hours. */
 const MAX_RETRY_AFTER_MS = 60_000;

@@ -8,8 +8,8 @@ import {
 	keepMessage,
 	operationError,
 } from '../../transport/errors';
-import type { OperationErrorOptions } from '../../transport/errors';
-import { backoffDelay, CREATE_RETRY, RATE_LIMIT_PATIENCE_MS, wait } from '../../transport/retry';
+import type { OperationErrorOptions, VoucherApiError } from '../../transport/errors';
+import { backoffDelay, CREATE_RETRY, wait } from '../../transport/retry';
 import { toNaira } from '../../shared/money';
 import type {
 	CreateSettings,
@@ -106,15 +106,20 @@ export class OutcomeUnknownError extends NodeOperationError {
 	}
 }
 
+/** An error's message continuing a sentence. */
+const asClause = (message: string) => message.charAt(0).toLowerCase() + message.slice(1);
+
+/** `cause`, when given, ends the message: what kept the outcome from being settled. */
 function outcomeUnknown(
 	client: VoucherApiClient,
 	itemIndex: number,
 	reference: string,
 	why: string,
+	cause?: VoucherApiError,
 ): OutcomeUnknownError {
 	return new OutcomeUnknownError(
 		client.node,
-		`Item ${itemIndex}: whether order "${reference}" was bought is unknown`,
+		`Item ${itemIndex}: whether order "${reference}" was bought is unknown${cause ? `: ${asClause(cause.message)}` : ''}`,
 		{
 			itemIndex,
 			description: `${why} Run the workflow again with the same Reference: it finds the order if it exists and buys it only if it does not. Do not change the Reference, or it may be bought twice.`,
@@ -171,18 +176,27 @@ async function lookUpAfterUnclearCreate(
 			itemIndex,
 			reference,
 			`The create got "${createError.message}", and the look-up that would tell got "${(lookupError as Error).message}".`,
+			isVoucherApiError(lookupError) && lookupError.kind === 'unavailable'
+				? lookupError
+				: undefined,
 		);
 	}
 }
 
-/** The service refused a create over its rate limit for the whole patience: nothing was bought. */
-function notBoughtRateLimited(client: VoucherApiClient, itemIndex: number, reference: string) {
+/** The service refused a create for the whole patience, and `known` says how we know nothing was bought. */
+function notBoughtRefused(
+	client: VoucherApiClient,
+	itemIndex: number,
+	reference: string,
+	refusal: VoucherApiError,
+	known: string,
+) {
 	return operationError(
 		client.node,
-		`Item ${itemIndex}: order "${reference}" was not bought: the voucher service is rate limiting (HTTP 429)`,
+		`Item ${itemIndex}: order "${reference}" was not bought: ${asClause(refusal.message)}`,
 		{
 			itemIndex,
-			description: `It refused every request for ${RATE_LIMIT_PATIENCE_MS / 60_000} minutes. A refused request is not processed, so nothing was bought, and the row is safe to run again, with the same Reference.`,
+			description: `${known} So nothing was bought, and the row is safe to run again with the same Reference: it looks the order up first and buys it only if it does not exist.`,
 		},
 	);
 }
@@ -193,12 +207,14 @@ function notBoughtRateLimited(client: VoucherApiClient, itemIndex: number, refer
  * create is unclear (timeout, reset, 5xx, or any refusal such as a duplicate
  * reference) the reference is looked up first:
  * - found: that order is returned if it is this request (see orders/match.ts), marked
- *   alreadyExisted only when the first attempt was refused; an order that differs is an error;
- * - not found (`04`): a transient failure is retried with backoff, a refusal is reported.
+ *   alreadyExisted only when a create was refused with no unclear attempt before it; an order
+ *   that differs is an error;
+ * - not found (`04`): "not now" (a 502, 503 or 504, see client.send) is sent again with no
+ *   attempt used, a transient failure is retried with backoff, a refusal is reported.
  * A 429 is not unclear: the service refuses it before processing, so the transport sends it
- * again itself, with no look-up and no attempt used. It reaches here only when the service
- * kept refusing for RATE_LIMIT_PATIENCE_MS; then nothing was bought, unless an earlier
- * attempt of this create was unclear.
+ * again itself, with no look-up and no attempt used. Any "not now" reaches here as
+ * 'unavailable' once the service kept refusing for the patience (see retry.ts); then nothing
+ * was bought if the look-up finds nothing, or, after a 429, if no earlier attempt was unclear.
  */
 async function createOrderSafely(
 	client: VoucherApiClient,
@@ -207,7 +223,8 @@ async function createOrderSafely(
 ): Promise<OrderResult> {
 	const { reference } = request.body;
 	let unclearBefore = false;
-	for (let attempt = 1; ; attempt++) {
+	let retries = 0;
+	for (;;) {
 		let answer: unknown;
 		try {
 			answer = (
@@ -223,22 +240,23 @@ async function createOrderSafely(
 			if (!isVoucherApiError(error) || error.kind === 'auth' || error.kind === 'notFound') {
 				throw asNodeError(client.node, error);
 			}
-			if (error.kind === 'rateLimited') {
-				if (!unclearBefore) throw notBoughtRateLimited(client, itemIndex, reference);
-				throw outcomeUnknown(
+			// Only a refusal with nothing unclear before proves the reference predates this run;
+			// after an unanswered attempt the order found is most likely the one we sent.
+			const predatesRun = error.kind === 'rejected' && !unclearBefore;
+			unclearBefore ||= error.outcomeUnknown;
+			const gaveUp = error.kind === 'unavailable';
+			if (gaveUp && !unclearBefore) {
+				throw notBoughtRefused(
 					client,
 					itemIndex,
 					reference,
-					`An earlier attempt got no clear answer, and the service then refused every request for ${RATE_LIMIT_PATIENCE_MS / 60_000} minutes (HTTP 429).`,
+					error,
+					'A request refused with HTTP 429 is not processed.',
 				);
 			}
-			unclearBefore ||= error.outcomeUnknown;
 			const existing = await lookUpAfterUnclearCreate(client, reference, itemIndex, error);
 			if (existing) {
 				const match = checkFoundOrder(client.node, { itemIndex, request }, existing);
-				// Only a first attempt that was refused proves the reference predates this run;
-				// after an unanswered attempt the order found is most likely the one we sent.
-				const predatesRun = attempt === 1 && error.kind === 'rejected';
 				if (predatesRun && ifReferenceExists === 'fail') {
 					throw referenceExists(client.node, itemIndex, reference, existing);
 				}
@@ -251,10 +269,21 @@ async function createOrderSafely(
 					...(match === 'unverified' ? { unverified: true } : {}),
 				};
 			}
-			if (error.kind === 'rejected' || attempt >= CREATE_RETRY.attempts) {
+			if (gaveUp) {
+				throw notBoughtRefused(
+					client,
+					itemIndex,
+					reference,
+					error,
+					'A look-up found no order under this Reference.',
+				);
+			}
+			// The pacing, told of the refusal, sets when it goes again.
+			if (error.kind === 'notNow') continue;
+			if (error.kind === 'rejected' || ++retries >= CREATE_RETRY.attempts) {
 				throw asNodeError(client.node, error);
 			}
-			await wait(backoffDelay(CREATE_RETRY, attempt));
+			await wait(backoffDelay(CREATE_RETRY, retries));
 			continue;
 		}
 		return { order: createdOrder(client, { itemIndex, request }, answer), alreadyExisted: false };
