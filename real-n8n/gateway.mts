@@ -48,7 +48,7 @@ const NGINX_DEFAULT_REFUSAL = 503;
 let nginxPath: string | undefined;
 
 /** nginx's path, once Debian's nginx-light is installed (scripts/ensure-nginx.sh). */
-export function ensureNginx(): string {
+function ensureNginx(): string {
 	if (nginxPath) return nginxPath;
 	const r = spawnSync('bash', [join(REPO_ROOT, 'scripts', 'ensure-nginx.sh')], {
 		encoding: 'utf8',
