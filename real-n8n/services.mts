@@ -155,7 +155,7 @@ function canConnect(port: number): Promise<boolean> {
 	});
 }
 
-async function waitForPort(port: number, what: string, timeoutMs = 30_000): Promise<void> {
+export async function waitForPort(port: number, what: string, timeoutMs = 30_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!(await canConnect(port))) {
 		if (Date.now() > deadline) throw new Error(`${what} did not listen on ${port}`);
@@ -172,7 +172,8 @@ function pidAlive(pid: number): boolean {
 	}
 }
 
-async function stopPid(
+/** Sends `signal` to one process by its id and waits for it to end (SIGKILL after `timeoutMs`). */
+export async function stopPid(
 	pid: number,
 	signal: NodeJS.Signals = 'SIGTERM',
 	timeoutMs = 15_000,

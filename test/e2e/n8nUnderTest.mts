@@ -5,7 +5,16 @@ import { fileURLToPath } from 'node:url';
 
 import { inject } from 'vitest';
 
-import { N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
+import { ACTION_NODE, API_CREDENTIAL } from '../../real-n8n/fixtures.mts';
+import {
+	linearWorkflow,
+	MANUAL_START,
+	N8nRest,
+	nodeOutput,
+	sheetRows,
+	type Execution,
+	type WorkflowJson,
+} from '../../real-n8n/rest.mts';
 import { sign } from '../../sandbox/server.mts';
 
 // The e2e files take the shared fixtures from here, with the helpers below.
@@ -28,6 +37,37 @@ export async function ownerClient(): Promise<N8nRest> {
 	const rest = new N8nRest(inject('n8nUrl'));
 	rest.cookie = inject('ownerCookie');
 	return rest;
+}
+
+/** The name runActionOnRows gives our action node in its workflow. */
+export const ACTION_NODE_NAME = 'Voucher Service';
+
+/**
+ * The rows, one item each (a sheet split into items), into our action node with these
+ * parameters and On Error: Continue, as a user wires a sheet; the execution and the node's items.
+ */
+export async function runActionOnRows(
+	rest: N8nRest,
+	credential: { id: string; name: string },
+	rows: object[],
+	parameters: Record<string, unknown>,
+	timeoutMs?: number,
+): Promise<{ ex: Execution; output: Array<Record<string, unknown>> }> {
+	const workflow = linearWorkflow(`rows ${Date.now()}`, [
+		MANUAL_START,
+		...sheetRows(rows),
+		{
+			name: ACTION_NODE_NAME,
+			type: ACTION_NODE,
+			typeVersion: 1,
+			onError: 'continueRegularOutput',
+			parameters,
+			credentials: { [API_CREDENTIAL]: credential },
+		},
+	]);
+	const { id } = await rest.createWorkflow(workflow);
+	const ex = await rest.runWorkflow(id, 'Start', timeoutMs);
+	return { ex, output: nodeOutput(ex, ACTION_NODE_NAME) };
 }
 
 export function workflowFiles(): string[] {

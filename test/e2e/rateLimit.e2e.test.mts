@@ -3,17 +3,10 @@
 // would buy a used Reference again, so a resend that bought twice would show.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-	linearWorkflow,
-	sheetRows,
-	MANUAL_START,
-	nodeOutput,
-	type N8nRest,
-} from '../../real-n8n/rest.mts';
+import type { N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './n8nUnderTest.mts';
+import { ownerClient, runActionOnRows, sandboxApiCredential } from './n8nUnderTest.mts';
 
-const NODE = 'Voucher Service';
 const ROWS = 30;
 
 describe('a rate-limited service in n8n', () => {
@@ -37,28 +30,15 @@ describe('a rate-limited service in n8n', () => {
 	it(`buys each of ${ROWS} rows once under a 5-per-second window with no hints, no row failed`, async () => {
 		const prefix = `e2e-limit-${Date.now().toString(36)}`;
 		const rows = Array.from({ length: ROWS }, (_, i) => ({ reference: `${prefix}-${i}` }));
-		const workflow = linearWorkflow(`rate limit ${Date.now()}`, [
-			MANUAL_START,
-			...sheetRows(rows),
-			{
-				name: NODE,
-				type: ACTION_NODE,
-				typeVersion: 1,
-				onError: 'continueRegularOutput',
-				parameters: {
-					resource: 'order',
-					operation: 'create',
-					reference: '={{ $json.reference }}',
-					productCode: 'VCH-INSTANT',
-					amount: 1000,
-					quantity: 1,
-					options: {},
-				},
-				credentials: { [API_CREDENTIAL]: credential },
-			},
-		]);
-		const { id } = await rest.createWorkflow(workflow);
-		const output = nodeOutput(await rest.runWorkflow(id, 'Start'), NODE);
+		const { output } = await runActionOnRows(rest, credential, rows, {
+			resource: 'order',
+			operation: 'create',
+			reference: '={{ $json.reference }}',
+			productCode: 'VCH-INSTANT',
+			amount: 1000,
+			quantity: 1,
+			options: {},
+		});
 
 		expect(output.filter((item) => item.error)).toEqual([]);
 		expect(output.map((item) => item.reference)).toEqual(rows.map((row) => row.reference));

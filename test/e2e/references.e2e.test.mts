@@ -3,18 +3,14 @@
 // "templates"), judged from n8n's output and the sandbox's books.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import {
-	linearWorkflow,
-	sheetRows,
-	MANUAL_START,
-	nodeError,
-	nodeOutput,
-	type N8nRest,
-} from '../../real-n8n/rest.mts';
+import { nodeError, type N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
-import { ACTION_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './n8nUnderTest.mts';
-
-const NODE = 'Voucher Service';
+import {
+	ACTION_NODE_NAME,
+	ownerClient,
+	runActionOnRows,
+	sandboxApiCredential,
+} from './n8nUnderTest.mts';
 
 const people = [
 	{ first: 'Ada', last: 'Obi', email: 'ada@example.com', amount: 1000 },
@@ -27,24 +23,8 @@ describe('References in n8n', () => {
 	let sandbox: Sandbox;
 	let credential: { id: string; name: string };
 
-	/** A sheet of rows, one item each, into the node with these parameters (Continue On Fail on). */
-	async function runOnRows(rows: object[], parameters: Record<string, unknown>) {
-		const workflow = linearWorkflow(`references ${Date.now()}`, [
-			MANUAL_START,
-			...sheetRows(rows),
-			{
-				name: NODE,
-				type: ACTION_NODE,
-				typeVersion: 1,
-				onError: 'continueRegularOutput',
-				parameters,
-				credentials: { [API_CREDENTIAL]: credential },
-			},
-		]);
-		const { id } = await rest.createWorkflow(workflow);
-		const ex = await rest.runWorkflow(id, 'Start');
-		return { ex, output: nodeOutput(ex, NODE) };
-	}
+	const runOnRows = (rows: object[], parameters: Record<string, unknown>) =>
+		runActionOnRows(rest, credential, rows, parameters);
 
 	const posts = () => sandbox.state.requests.filter((r) => r.method === 'POST');
 	const ordersUnder = (reference: string) =>
@@ -140,7 +120,7 @@ describe('References in n8n', () => {
 		expect(String(read.output[0].error)).toContain(
 			"GET /v2/orders/templates is another of the service's endpoints",
 		);
-		expect(nodeError(read.ex, NODE)).toBeUndefined();
+		expect(nodeError(read.ex, ACTION_NODE_NAME)).toBeUndefined();
 		expect(sandbox.state.requests).toHaveLength(0);
 	});
 });
