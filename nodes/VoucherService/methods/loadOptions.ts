@@ -1,5 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
+import { TEMPLATES_PATH } from '../../serviceProtocol/api';
 import { VoucherApiClient } from '../transport/client';
 import { templateIdAsSent } from '../shared/validation';
 
@@ -27,7 +28,7 @@ export async function getTemplates(this: ILoadOptionsFunctions): Promise<INodePr
 	const client = new VoucherApiClient(this);
 	const templates = await client.request<IDataObject[] | null>({
 		method: 'GET',
-		path: '/v2/orders/templates',
+		path: TEMPLATES_PATH,
 	});
 	if (!Array.isArray(templates) || templates.length === 0) {
 		return [

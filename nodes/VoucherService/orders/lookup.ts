@@ -1,14 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { WALLETS_PATH } from '../transport/client';
 import type { VoucherApiClient } from '../transport/client';
 import { asNodeError, isVoucherApiError, operationError } from '../transport/errors';
 import { wait } from '../transport/retry';
 import { readDecimal } from '../shared/money';
+import { ORDER_NOT_FOUND_CODE, orderPath, WALLETS_PATH } from '../../serviceProtocol/api';
 import { inSpecCase, isTerminal } from '../../serviceProtocol/orderStatus';
 import type { Order, OrderResult } from './types';
-
-const ORDER_NOT_FOUND_CODE = '04';
 
 /** A reference as the service may compare it (not documented): any case, no surrounding spaces. */
 export const referenceKey = (reference: string) => reference.trim().toLowerCase();
@@ -138,7 +136,7 @@ export async function findOrder(
 	try {
 		data = await client.request<unknown>({
 			method: 'GET',
-			path: `/v2/orders/${encodeURIComponent(reference)}`,
+			path: orderPath(reference),
 			itemIndex,
 			acceptCodes: [ORDER_NOT_FOUND_CODE],
 			burst,

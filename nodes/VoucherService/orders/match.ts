@@ -78,7 +78,7 @@ function matchOrder(order: Order, request: OrderRequest): OrderMatch {
 	const forRecipients = vouchers.some((voucher) => Boolean(voucher.email));
 	const complete = order.status === 'COMPLETED';
 	let differences: string[];
-	if (request.path === '/v2/orders') {
+	if (request.kind === 'download') {
 		const { quantity, amountKobo } = request.body;
 		const countDiffers = complete ? vouchers.length !== quantity : vouchers.length > quantity;
 		differences = forRecipients

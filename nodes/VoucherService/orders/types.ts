@@ -14,8 +14,8 @@ import type { DownloadOrderBody, Recipient, RecipientOrderBody } from '../shared
  * what is sent.
  */
 export type OrderRequest =
-	| { path: '/v2/orders'; body: DownloadOrderBody }
-	| { path: '/v2/orders/recipients'; body: RecipientOrderBody };
+	| { kind: 'download'; body: DownloadOrderBody }
+	| { kind: 'recipients'; body: RecipientOrderBody };
 
 /** An order request and the input item it answers to (for error messages). */
 export interface PlannedOrder {

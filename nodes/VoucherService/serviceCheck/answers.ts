@@ -1,5 +1,6 @@
 import type { ObservedAnswer } from '../transport/client';
-import { asEnvelope, REQUEST_TIMEOUT_MS } from '../transport/client';
+import { asEnvelope, SUCCESS_CODE } from '../../serviceProtocol/api';
+import { REQUEST_TIMEOUT_MS } from '../transport/client';
 import type { CheckItem } from './types';
 
 /*
@@ -54,7 +55,7 @@ export function describeBody(body: unknown): string {
 
 const isError = (answer: ObservedAnswer) =>
 	answer.httpStatus !== undefined &&
-	(answer.httpStatus >= 400 || (envelopeCode(answer.body) ?? '00') !== '00');
+	(answer.httpStatus >= 400 || (envelopeCode(answer.body) ?? SUCCESS_CODE) !== SUCCESS_CODE);
 
 /** Statuses the transport reads by the status alone, whatever the body (see client.ts toEnvelope). */
 const readByStatus = (http: number) =>

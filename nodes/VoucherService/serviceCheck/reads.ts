@@ -1,4 +1,4 @@
-import { WALLETS_PATH } from '../transport/client';
+import { orderPath, WALLETS_PATH } from '../../serviceProtocol/api';
 import type { ObservedAnswer } from '../transport/client';
 import { isVoucherApiError } from '../transport/errors';
 import { REFUSAL_PATIENCE_MS } from '../transport/retry';
@@ -251,7 +251,7 @@ export function walletCheck(read: Read<WalletCheck>): CheckItem {
 
 export function unknownOrderCheck(reference: string, read: Read<Order | undefined>): CheckItem {
 	const check = CHECKS.unknownOrder;
-	const path = `/v2/orders/${encodeURIComponent(reference)}`;
+	const path = orderPath(reference);
 	const seen = `GET ${path}, a Reference that cannot exist, got ${answered(read, path)}.`;
 	if ('value' in read && read.value === undefined) {
 		return {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
 
+import { COUNTRIES_PATH, TEMPLATES_PATH } from '../../serviceProtocol/api';
 import type { ObservedAnswer, VoucherApiClient } from '../transport/client';
 import { isVoucherApiError } from '../transport/errors';
 import { findOrder } from '../orders/lookup';
@@ -68,8 +69,8 @@ export async function runServiceCheck(
 				answers,
 				async () => await client.request<unknown>({ method: 'GET', path, itemIndex }),
 			);
-		const templates = await list('/v2/orders/templates');
-		const countries = await list('/v2/countries');
+		const templates = await list(TEMPLATES_PATH);
+		const countries = await list(COUNTRIES_PATH);
 		checks.push(
 			walletCheck(wallets),
 			unknownOrderCheck(reference, order),

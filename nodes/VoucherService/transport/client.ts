@@ -18,14 +18,9 @@ import {
 	REFUSAL_PATIENCE_MS,
 	wait,
 } from './retry';
+import { asEnvelope, SUCCESS_CODE } from '../../serviceProtocol/api';
+import type { Envelope } from '../../serviceProtocol/api';
 import { API_CREDENTIAL } from '../../serviceProtocol/credentials';
-
-/** The service answers every call with this envelope; `00` means success. */
-export interface Envelope {
-	statusCode: string;
-	message: string | null;
-	data?: unknown;
-}
 
 export interface ApiCall {
 	method: IHttpRequestMethods;
@@ -64,9 +59,6 @@ interface HttpResponse {
 type ApiContext = IExecuteFunctions | ILoadOptionsFunctions;
 
 export const REQUEST_TIMEOUT_MS = 60_000;
-
-/** The wallet list: the wallet check reads it, and so does the test that a base URL reaches the service. */
-export const WALLETS_PATH = '/v2/transactions/wallets';
 
 /*
  * Plain words for socket errors. The raw code stays out of the message because n8n
@@ -296,7 +288,7 @@ export class VoucherApiClient {
 				description: 'The answer was not the JSON envelope the API documents.',
 			});
 		}
-		if (envelope.statusCode === '00' || accepted) {
+		if (envelope.statusCode === SUCCESS_CODE || accepted) {
 			return envelope;
 		}
 		const serviceMessage =
@@ -359,23 +351,3 @@ const refused = ({ reference, itemIndex }: ApiCall) =>
 	reference === undefined
 		? 'The voucher service refused the request'
 		: `${itemIndex === undefined ? '' : `Item ${itemIndex}: `}the voucher service refused order "${reference}"`;
-
-/** The service's envelope in a body (JSON text or parsed); undefined when it has none. */
-export function asEnvelope(body: unknown): Envelope | undefined {
-	let value = body;
-	if (typeof value === 'string') {
-		try {
-			value = JSON.parse(value);
-		} catch {
-			return undefined;
-		}
-	}
-	if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-	const record = value as Record<string, unknown>;
-	if (typeof record.statusCode !== 'string') return undefined;
-	return {
-		statusCode: record.statusCode,
-		message: typeof record.message === 'string' ? record.message : null,
-		data: record.data,
-	};
-}

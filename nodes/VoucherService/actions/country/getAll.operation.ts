@@ -1,3 +1,4 @@
+import { COUNTRIES_PATH } from '../../../serviceProtocol/api';
 import { listOperation } from '../listOperation';
 
-export const { description, execute } = listOperation('country', '/v2/countries');
+export const { description, execute } = listOperation('country', COUNTRIES_PATH);

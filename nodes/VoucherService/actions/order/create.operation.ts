@@ -95,7 +95,7 @@ function readDownloadRequest(parameters: ExecutionParameters, itemIndex: number)
 		parameters.node,
 		itemIndex,
 	);
-	return { path: '/v2/orders', body };
+	return { kind: 'download', body };
 }
 
 export async function plan(

@@ -154,7 +154,7 @@ function readRecipientsRequest(
 		parameters.node,
 		itemIndex,
 	);
-	return { path: '/v2/orders/recipients', body };
+	return { kind: 'recipients', body };
 }
 
 /**

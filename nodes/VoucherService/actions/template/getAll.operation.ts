@@ -1,3 +1,4 @@
+import { TEMPLATES_PATH } from '../../../serviceProtocol/api';
 import { listOperation } from '../listOperation';
 
-export const { description, execute } = listOperation('template', '/v2/orders/templates');
+export const { description, execute } = listOperation('template', TEMPLATES_PATH);

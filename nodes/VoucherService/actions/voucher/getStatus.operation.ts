@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { voucherStatusPath } from '../../../serviceProtocol/api';
 import type { VoucherApiClient } from '../../transport/client';
 import { readOptionsField } from '../../shared/fields';
 import { executionParameters } from '../../shared/parameters';
@@ -36,7 +37,7 @@ export async function execute(
 	);
 	const status = await client.request<IDataObject>({
 		method: 'GET',
-		path: `/v2/vouchers/status/${encodeURIComponent(voucherCode)}`,
+		path: voucherStatusPath(voucherCode),
 		itemIndex,
 		notFoundMessage: 'Voucher not found',
 	});

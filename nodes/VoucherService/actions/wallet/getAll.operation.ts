@@ -1,4 +1,4 @@
 import { listOperation } from '../listOperation';
-import { WALLETS_PATH } from '../../transport/client';
+import { WALLETS_PATH } from '../../../serviceProtocol/api';
 
 export const { description, execute } = listOperation('wallet', WALLETS_PATH);

@@ -1,7 +1,7 @@
 import type { OrderRequest } from '../types';
 
 export function voucherCount(request: OrderRequest): number {
-	return request.path === '/v2/orders' ? request.body.quantity : request.body.recipients.length;
+	return request.kind === 'download' ? request.body.quantity : request.body.recipients.length;
 }
 
 /** What the order costs before any coupon, in integer kobo. */

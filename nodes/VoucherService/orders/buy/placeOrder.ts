@@ -1,6 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, INode } from 'n8n-workflow';
 
+import { CREATE_ORDER_PATHS } from '../../../serviceProtocol/api';
 import type { VoucherApiClient } from '../../transport/client';
 import {
 	asNodeError,
@@ -230,7 +231,7 @@ async function createOrderSafely(
 			answer = (
 				await client.send({
 					method: 'POST',
-					path: request.path,
+					path: CREATE_ORDER_PATHS[request.kind],
 					body: sentBody(request),
 					itemIndex,
 					reference,

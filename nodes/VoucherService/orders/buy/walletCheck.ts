@@ -1,7 +1,7 @@
 import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../../plan';
-import { WALLETS_PATH } from '../../transport/client';
+import { WALLETS_PATH } from '../../../serviceProtocol/api';
 import type { VoucherApiClient } from '../../transport/client';
 import { operationError } from '../../transport/errors';
 import { formatNaira, readDecimal } from '../../shared/money';

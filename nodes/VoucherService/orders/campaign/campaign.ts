@@ -332,7 +332,7 @@ export async function planCampaign(
 			const order: PlannedOrder = {
 				itemIndex: chunk[0].itemIndex,
 				request: {
-					path: '/v2/orders/recipients',
+					kind: 'recipients',
 					body: {
 						productCode,
 						amountKobo: chunk[0].amountKobo,
