@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { objectData } from '../../transport/answerShape';
 import type { VoucherApiClient } from '../../transport/client';
 import { readOptionsField } from '../../shared/fields';
 import { executionParameters } from '../../shared/parameters';
@@ -34,11 +35,11 @@ export async function execute(
 		node,
 		itemIndex,
 	);
-	const status = await client.request<IDataObject>({
+	const data = await client.request<unknown>({
 		method: 'GET',
 		path: `/v2/vouchers/status/${encodeURIComponent(voucherCode)}`,
 		itemIndex,
 		notFoundMessage: 'Voucher not found',
 	});
-	return [{ ...status }];
+	return [{ ...objectData(client.node, data, 'voucher status', itemIndex) }];
 }
