@@ -16,7 +16,7 @@ import { operationError } from './errors';
 const FIELD_NAME = /^[a-z][A-Za-z]{0,19}$/;
 
 /** What a value is, without any of its content but the names of an object's fields. */
-export function shapeOf(value: unknown): string {
+function shapeOf(value: unknown): string {
 	if (value === undefined) return 'missing';
 	if (value === null) return 'null';
 	if (Array.isArray(value)) return 'a list';
