@@ -39,8 +39,13 @@ function shapeError(
 	message: string,
 	documented: string,
 ) {
-	const where = itemIndex === undefined ? 'T' : `Item ${itemIndex}: t`;
-	return operationError(node, `${where}he voucher service's ${message}`, {
+	const said = `the voucher service's ${message}`;
+	// A dropdown's read has no item.
+	const full =
+		itemIndex === undefined
+			? said.charAt(0).toUpperCase() + said.slice(1)
+			: `Item ${itemIndex}: ${said}`;
+	return operationError(node, full, {
 		itemIndex,
 		description: `The API documents ${documented}. Nothing was made of this answer, so that it is never taken for something it did not say.`,
 	});
