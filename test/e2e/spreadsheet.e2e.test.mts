@@ -475,7 +475,7 @@ describe('spreadsheets in and out of a real n8n', () => {
 				'Order Number': '',
 				Status: 'NOT BOUGHT',
 				'Voucher Status': '',
-				Error: 'invalid "email": E-mail is not a valid e-mail address',
+				Error: 'invalid "email": E-mail is not a valid e-mail address: it has no @',
 			},
 			{
 				row_number: '5',

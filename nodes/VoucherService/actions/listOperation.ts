@@ -1,6 +1,7 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { listData } from '../transport/answerShape';
 import type { VoucherApiClient } from '../transport/client';
 import type { VoucherOperation } from './operation';
 
@@ -12,8 +13,8 @@ export function listOperation(resource: string, path: string): VoucherOperation 
 			[],
 		),
 		async execute(client: VoucherApiClient, itemIndex: number) {
-			const list = await client.request<IDataObject[] | null>({ method: 'GET', path, itemIndex });
-			return Array.isArray(list) ? list : [];
+			const data = await client.request<unknown>({ method: 'GET', path, itemIndex });
+			return listData(client.node, data, `${resource} list`, itemIndex);
 		},
 	};
 }

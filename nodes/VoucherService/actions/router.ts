@@ -12,7 +12,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { VoucherApiClient } from '../transport/client';
 import { asNodeError, operationError } from '../transport/errors';
-import { concurrencyLimit, mapWithConcurrency } from '../shared/concurrency';
+import { mapWithConcurrency, readConcurrency } from '../shared/concurrency';
 import { errorItem } from '../shared/errorItem';
 import { executionParameters } from '../shared/parameters';
 import { runsAsAgentTool } from '../shared/agentTool';
@@ -150,7 +150,7 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	const { node } = executionParameters(this);
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const run: RunSettings = {
-		concurrency: concurrencyLimit(options.concurrency),
+		concurrency: readConcurrency(node, options.concurrency),
 		continueOnFail: this.continueOnFail(),
 	};
 	const client = new VoucherApiClient(this, run.concurrency);

@@ -1,6 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import { TEMPLATES_PATH } from '../../serviceProtocol/api';
+import { listData } from '../transport/answerShape';
 import { VoucherApiClient } from '../transport/client';
 import { templateIdAsSent } from '../shared/validation';
 
@@ -26,11 +27,10 @@ function templateOption(template: IDataObject): INodePropertyOptions {
 /** Templates for the Template dropdown: the client's own and the global ones. */
 export async function getTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const client = new VoucherApiClient(this);
-	const templates = await client.request<IDataObject[] | null>({
-		method: 'GET',
-		path: TEMPLATES_PATH,
-	});
-	if (!Array.isArray(templates) || templates.length === 0) {
+	const data = await client.request<unknown>({ method: 'GET', path: TEMPLATES_PATH });
+	// Not a list is an error the editor shows: "none found" would send the user to the dashboard.
+	const templates = listData(client.node, data, 'template list');
+	if (templates.length === 0) {
 		return [
 			{
 				name: 'No Templates Found for This Account',

@@ -5,9 +5,11 @@ import type { ExecutionParameters } from '../shared/parameters';
 import {
 	codesWithheldFlags,
 	GIVE_CODES_PARAMETER,
+	giveCodesToAgentField,
 	runsAsAgentTool,
 	withoutCodes,
 } from '../shared/agentTool';
+import { readBoolean } from '../shared/options';
 
 const PENDING_NOTICE =
 	'The order is still PROCESSING, so its vouchers are not available yet. Read them later with Order → Get, or start a workflow from the Voucher Service Trigger.';
@@ -79,6 +81,11 @@ export function readOrderOutput(parameters: ExecutionParameters, itemIndex: numb
 		mode: parameters.get('outputMode', itemIndex, 'order') as OrderOutput['mode'],
 		withholdCodes:
 			runsAsAgentTool(parameters.node) &&
-			parameters.get(GIVE_CODES_PARAMETER, itemIndex, false) !== true,
+			!readBoolean(
+				parameters.node,
+				itemIndex,
+				giveCodesToAgentField.displayName,
+				parameters.get(GIVE_CODES_PARAMETER, itemIndex, false),
+			),
 	};
 }

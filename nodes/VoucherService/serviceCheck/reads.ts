@@ -303,7 +303,7 @@ export function templatesCheck(read: Read<unknown>): CheckItem {
 			result: 'failed',
 			seen: `The templates are not a list: ${describeBody(list)}.`,
 			whatThePackageDoes:
-				'The Template dropdown shows none; Create for Recipients needs a template ID by expression.',
+				'The Template dropdown and Template → Get Many fail, saying what came back; Create for Recipients needs a template ID by expression.',
 		};
 	}
 	if (list.length === 0) {
@@ -345,12 +345,13 @@ export function countriesCheck(read: Read<unknown>): CheckItem {
 	const does = 'Country → Get Many outputs them as they come; nothing else uses them.';
 	if ('error' in read) return notRead(check, read, does);
 	const list = read.value;
+	const fails = 'Country → Get Many fails, saying what came back; nothing else uses the countries.';
 	if (!Array.isArray(list)) {
 		return {
 			check,
 			result: 'warning',
 			seen: `Not a list: ${describeBody(list)}.`,
-			whatThePackageDoes: does,
+			whatThePackageDoes: fails,
 		};
 	}
 	const odd = (list as Array<{ code?: unknown; name?: unknown } | null>).filter(
@@ -364,6 +365,8 @@ export function countriesCheck(read: Read<unknown>): CheckItem {
 			(odd.length > 0
 				? ` ${odd.length} differ from the spec's shape (code: two capital letters, name: text).`
 				: ''),
-		whatThePackageDoes: does,
+		whatThePackageDoes: list.every((c) => typeof c === 'object' && c !== null && !Array.isArray(c))
+			? does
+			: fails,
 	};
 }

@@ -1,10 +1,17 @@
+import type { INode } from 'n8n-workflow';
+
+import { invalidOption, optionNumber } from './options';
+
 /**
  * The most requests (or, in a campaign, order creates) the node lets run at once, and the
  * maximum of the "Maximum Concurrency" option. A campaign's discovery of existing orders
- * relies on it as a hard bound (see orders/campaign/discovery.ts), so it is enforced
- * here whatever value reaches the node, e.g. from an expression.
+ * relies on it as a hard bound (see orders/campaign/discovery.ts), so readConcurrency
+ * refuses any value above it, e.g. from an expression.
  */
 export const MAX_CONCURRENCY_LIMIT = 32;
+
+/** The option's name, in the editor and in its error. */
+export const CONCURRENCY_LABEL = 'Maximum Concurrency';
 
 /**
  * The transport paces requests adaptively below this ceiling (starting at its START_LIMIT,
@@ -14,11 +21,16 @@ export const MAX_CONCURRENCY_LIMIT = 32;
  */
 export const DEFAULT_CONCURRENCY = MAX_CONCURRENCY_LIMIT;
 
-/** The option's value as a whole number from 1 to MAX_CONCURRENCY_LIMIT. */
-export function concurrencyLimit(value: unknown): number {
-	const number = Math.floor(Number(value ?? DEFAULT_CONCURRENCY));
-	if (!Number.isFinite(number)) return DEFAULT_CONCURRENCY;
-	return Math.min(MAX_CONCURRENCY_LIMIT, Math.max(1, number));
+/**
+ * The option (item 0's: one setting per run) as a whole number from 1 to MAX_CONCURRENCY_LIMIT,
+ * the default when not set. Any other value is refused by name, never cut to the range: 100
+ * from an expression means something the node cannot do, and 0 nothing it can.
+ */
+export function readConcurrency(node: INode, value: unknown): number {
+	const number = optionNumber(value) ?? DEFAULT_CONCURRENCY;
+	if (Number.isInteger(number) && number >= 1 && number <= MAX_CONCURRENCY_LIMIT) return number;
+	const rule = `a whole number from 1 to ${MAX_CONCURRENCY_LIMIT}`;
+	throw invalidOption(node, 0, CONCURRENCY_LABEL, value, rule);
 }
 
 /**

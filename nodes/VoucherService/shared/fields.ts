@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from './concurrency';
+import { CONCURRENCY_LABEL, DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from './concurrency';
 
 /*
  * Field definitions shared by several operations. Each operation file places them
@@ -84,7 +84,7 @@ export const outputModeField: INodeProperties = {
 };
 
 export const concurrencyOption: INodeProperties = {
-	displayName: 'Maximum Concurrency',
+	displayName: CONCURRENCY_LABEL,
 	// Saved workflows carry this name.
 	name: 'concurrency',
 	type: 'number',

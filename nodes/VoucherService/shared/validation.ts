@@ -1,6 +1,7 @@
 import type { INode } from 'n8n-workflow';
 
 import { operationError } from '../transport/errors';
+import { emailProblem } from './email';
 import { toKobo } from './money';
 
 /*
@@ -83,15 +84,11 @@ const pin: Rule<string | undefined> = (value) => {
 	return text;
 };
 
-/** The same e-mail pattern zod's email() used, so nothing valid before is refused now. */
-const EMAIL =
-	/^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
-
 const email: Rule<string> = (value) => {
-	if (typeof value !== 'string') return invalid('E-mail is required');
-	const address = value.trim();
-	if (!EMAIL.test(address)) return invalid('E-mail is not a valid e-mail address');
-	return address;
+	const address = requiredText('E-mail')(value);
+	if (address instanceof Invalid) return address;
+	const problem = emailProblem(address);
+	return problem ? invalid(`E-mail is not a valid e-mail address: ${problem}`) : address;
 };
 
 /*

@@ -2,6 +2,9 @@
  * Runs the VoucherService node inside a real n8n-core workflow against the sandbox.
  * Each test file starts its own sandbox so request logs never mix.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { deepCopy } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
@@ -70,6 +73,42 @@ export async function sandboxForThisFile(
 	afterAll(async () => await sandbox.close());
 	if (resetBeforeEach) beforeEach(() => sandbox.reset());
 	return sandbox;
+}
+
+/** Set as a canned answer's data to leave `data` out of the envelope. */
+export const NO_DATA = Symbol('no data');
+
+/**
+ * A stand-in for answers the sandbox never gives (a list that is not a list, say): every
+ * request is answered HTTP 200 with a success envelope whose `data` the test sets. Point a run
+ * at it with `credential: { baseUrl: canned.url }`. Started at import, closed after the file.
+ */
+export async function cannedServiceForThisFile() {
+	let data: unknown = NO_DATA;
+	const requests: Array<{ method: string; path: string }> = [];
+	const server = createServer((request, response) => {
+		requests.push({ method: request.method ?? '', path: request.url ?? '' });
+		request.resume();
+		const envelope = { statusCode: '00', message: 'Successful' };
+		response.writeHead(200, { 'content-type': 'application/json' });
+		response.end(JSON.stringify(data === NO_DATA ? envelope : { ...envelope, data }));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	afterAll(async () => {
+		server.closeAllConnections();
+		await new Promise((resolve) => server.close(resolve));
+	});
+	const { port } = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}`,
+		/** Every request since the last answerWith, oldest first. */
+		requests,
+		/** From now on every request is answered with this data; the request log starts again. */
+		answerWith(value: unknown) {
+			data = value;
+			requests.length = 0;
+		},
+	};
 }
 
 export function credentialFor(

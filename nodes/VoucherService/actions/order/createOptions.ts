@@ -1,7 +1,7 @@
-import type { IDataObject, INode, INodeProperties, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 
-import { operationError } from '../../transport/errors';
 import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
+import { booleanOption, invalidOption, optionNumber } from '../../shared/options';
 import { readLimitKobo, tightestLimitKobo } from '../../orders/buy/spendingGuard';
 import type {
 	CampaignSettings,
@@ -135,30 +135,6 @@ export const campaignOptionsField = optionsCollection([
 	},
 ]);
 
-/**
- * A number option as given: a number, or numeric text from an expression; undefined when
- * not set. Anything else is NaN, which the caller refuses by name.
- */
-function optionNumber(value: unknown): number | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	if (typeof value === 'number') return value;
-	if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
-	return Number.NaN;
-}
-
-function invalidOption(
-	node: INode,
-	itemIndex: number,
-	label: string,
-	value: unknown,
-	rule: string,
-): NodeOperationError {
-	return operationError(node, `Item ${itemIndex}: the option "${label}" must be ${rule}`, {
-		itemIndex,
-		description: `It is ${JSON.stringify(String(value)).slice(0, 60)}. Nothing was sent.`,
-	});
-}
-
 function readWaitTimeoutMs(node: INode, itemIndex: number, value: unknown): number {
 	const seconds = optionNumber(value) ?? DEFAULT_WAIT_TIMEOUT_SECONDS;
 	if (!Number.isFinite(seconds) || seconds < 1) {
@@ -182,13 +158,13 @@ export function createSettingsOf(
 	credentialLimit: unknown,
 ): CreateSettings {
 	return {
-		dryRun: options.dryRun === true,
+		dryRun: booleanOption(node, itemIndex, options, dryRunOption),
 		ifReferenceExists: readIfReferenceExists(node, itemIndex, options.ifReferenceExists),
 		limitKobo: tightestLimitKobo([
 			readLimitKobo(node, itemIndex, 'credential', credentialLimit),
 			readLimitKobo(node, itemIndex, 'node', options.maxOrderTotal),
 		]),
-		waitForCompletion: options.waitForCompletion === true,
+		waitForCompletion: booleanOption(node, itemIndex, options, waitForCompletionOption),
 		waitTimeoutMs: readWaitTimeoutMs(node, itemIndex, options.waitTimeoutSeconds),
 	};
 }
@@ -203,8 +179,7 @@ export function runSpendingOf(
 	checkWalletByDefault: boolean,
 ): RunSpending {
 	return {
-		checkWallet:
-			options.checkWallet === undefined ? checkWalletByDefault : options.checkWallet === true,
+		checkWallet: booleanOption(node, 0, options, checkWalletOption, checkWalletByDefault),
 		runLimitKobo: readLimitKobo(node, 0, 'run', options.maxRunTotal),
 	};
 }

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { voucherStatusPath } from '../../../serviceProtocol/api';
+import { objectData } from '../../transport/answerShape';
 import type { VoucherApiClient } from '../../transport/client';
 import { readOptionsField } from '../../shared/fields';
 import { executionParameters } from '../../shared/parameters';
@@ -35,11 +36,11 @@ export async function execute(
 		node,
 		itemIndex,
 	);
-	const status = await client.request<IDataObject>({
+	const data = await client.request<unknown>({
 		method: 'GET',
 		path: voucherStatusPath(voucherCode),
 		itemIndex,
 		notFoundMessage: 'Voucher not found',
 	});
-	return [{ ...status }];
+	return [{ ...objectData(client.node, data, 'voucher status', itemIndex) }];
 }

@@ -3,6 +3,7 @@ import type { IDataObject, INode, NodeExecutionHint } from 'n8n-workflow';
 import type { ItemOutcome } from '../../plan';
 import { WALLETS_PATH } from '../../../serviceProtocol/api';
 import type { VoucherApiClient } from '../../transport/client';
+import { listData } from '../../transport/answerShape';
 import { operationError } from '../../transport/errors';
 import { formatNaira, readDecimal } from '../../shared/money';
 
@@ -25,10 +26,9 @@ const currencyOf = (wallet: IDataObject) =>
 		.toUpperCase();
 
 /** The NGN wallet's balance in kobo, or why it cannot be told from the list. */
-function ngnBalanceKobo(wallets: unknown): number | { unchecked: string } | { unreadable: string } {
-	const list = Array.isArray(wallets)
-		? wallets.filter((w): w is IDataObject => typeof w === 'object' && w !== null)
-		: [];
+function ngnBalanceKobo(
+	list: IDataObject[],
+): number | { unchecked: string } | { unreadable: string } {
 	const ngn = list.filter((wallet) => currencyOf(wallet) === 'NGN');
 	if (ngn.length === 0) {
 		const others = list.map(currencyOf).filter(Boolean);
@@ -57,8 +57,9 @@ export async function checkWallet(
 	totalKobo: number,
 	itemIndex: number,
 ): Promise<WalletCheck> {
-	const wallets = await client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex });
-	const balanceKobo = ngnBalanceKobo(wallets);
+	const data = await client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex });
+	// A list it cannot read is not "no NGN wallet": that would let the run go on unchecked.
+	const balanceKobo = ngnBalanceKobo(listData(client.node, data, 'wallet list', itemIndex));
 	if (typeof balanceKobo === 'number')
 		return { kind: balanceKobo >= totalKobo ? 'covered' : 'short', balanceKobo, totalKobo };
 	if ('unchecked' in balanceKobo) return { kind: 'unchecked', why: balanceKobo.unchecked };

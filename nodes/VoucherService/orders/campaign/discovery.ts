@@ -12,7 +12,7 @@ import { findOrder } from '../lookup';
  * Each run keeps three rules (campaign.ts, and the router that runs its creates):
  *  R1. New orders are numbered H+1, H+2, … where H is the highest number discovery found.
  *  R2. Creates are started in number order, at most C at once, C ≤ MAX_CONCURRENCY_LIMIT
- *      (enforced by concurrencyLimit whatever the option says).
+ *      (readConcurrency refuses any other value).
  *  R3. Once a create has failed (refused, or its outcome unknown), no further create of the
  *      run is started.
  *

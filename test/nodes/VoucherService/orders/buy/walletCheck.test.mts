@@ -6,10 +6,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { WALLETS, atAmount, campaignSandboxForThisFile, hints, sheet } from '../../campaignRuns.mts';
-import { apiRequests, runVoucher, uniqueReference } from '../../voucherNodeRunner.mts';
+import {
+	WALLETS,
+	atAmount,
+	campaignSandboxForThisFile,
+	hints,
+	sheet,
+} from '../../campaignRuns.mts';
+import {
+	apiRequests,
+	cannedServiceForThisFile,
+	runVoucher,
+	uniqueReference,
+} from '../../voucherNodeRunner.mts';
 
 const { sandbox, runCampaign, campaignOrders } = await campaignSandboxForThisFile();
+const canned = await cannedServiceForThisFile();
 
 /** A fresh sandbox whose NGN wallet holds this much, and which lists these wallets. */
 function wallet(balanceNgn: number, walletCurrencies = ['NGN', 'USD']) {
@@ -242,5 +254,21 @@ describe('Maximum Total per Run', () => {
 			/^Item 0: not sent: .*NGN 6,000\.00, above the maximum total per run of NGN 5,000\.00/,
 		);
 		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
+	});
+});
+
+describe('Check Wallet Balance First, when the wallets are not a list', () => {
+	it('buys nothing and says what came back, in shape only, rather than "no NGN wallet"', async () => {
+		canned.answerWith({ wallets: [{ currency: 'NGN', balance: 1 }] });
+		const run = await runVoucher(sandbox, create({ checkWallet: true }), {
+			items: items(1000, 2000),
+			credential: { baseUrl: canned.url },
+			continueOnFail: true,
+		});
+		expect(canned.requests.map((request) => request.method)).toEqual(['GET']);
+		expect(run.json.map((item) => item.error)).toEqual([
+			"Item 0: the voucher service's wallet list is not a list: its data is an object (fields: wallets)",
+			"Item 0: the voucher service's wallet list is not a list: its data is an object (fields: wallets)",
+		]);
 	});
 });
