@@ -50,7 +50,9 @@ function readVoucher(voucher: unknown, index: number): IDataObject | string {
 /**
  * The answer's data as the order under `reference`. Whatever else the service answers (a
  * list, another order, a value that is not a number) must never be taken for this order:
- * safe create and the campaigns decide what to buy from it.
+ * safe create and the campaigns decide what to buy from it. An order that names no reference
+ * (a create's answer may not) is the one asked for, and keeps the Reference asked for: Wait
+ * for Completion and the output follow the order by it.
  */
 export function readOrder(data: unknown, reference: string): OrderReading {
 	const order = data as Partial<Order> | null;
@@ -61,6 +63,7 @@ export function readOrder(data: unknown, reference: string): OrderReading {
 		typeof order.orderNumber === 'string' &&
 		typeof order.status === 'string' &&
 		(order.reference === undefined ||
+			order.reference === null ||
 			referenceKey(String(order.reference)) === referenceKey(reference));
 	if (!isOrder) return { problem: 'is not that order', why: whyNotTheOrder(data) };
 	const vouchers = Array.isArray(order.vouchers)
@@ -75,6 +78,7 @@ export function readOrder(data: unknown, reference: string): OrderReading {
 	return {
 		order: {
 			...(order as Order),
+			reference: order.reference ?? reference,
 			status: inSpecCase(order.status) as string,
 			...(vouchers !== undefined ? { vouchers: vouchers as IDataObject[] | null } : {}),
 		},

@@ -248,6 +248,30 @@ describe('a Reference reused for another request', () => {
 	});
 });
 
+describe('a create answered without its reference', () => {
+	it('Wait for Completion follows the order by the Reference sent, and outputs it under that Reference', async () => {
+		sandbox.configure({ dialect: { createdOrder: 'noReference' } });
+		try {
+			const reference = uniqueReference('no-ref');
+			const run = await runVoucher(
+				sandbox,
+				download(reference, {
+					productCode: 'VCH-SLOW-COMPLETED',
+					options: { waitForCompletion: true, waitTimeoutSeconds: 10 },
+				}),
+			);
+			expect(run.error).toBeUndefined();
+			expect(run.json[0]).toMatchObject({ reference, status: 'COMPLETED', alreadyExisted: false });
+			const polls = apiRequests(sandbox, 'GET').map((request) => request.path);
+			expect(polls.length).toBeGreaterThan(0);
+			expect(new Set(polls)).toEqual(new Set([`/v2/orders/${reference}`]));
+			expect(ordersUnder(reference)).toHaveLength(1);
+		} finally {
+			sandbox.configure({ dialect: {} });
+		}
+	});
+});
+
 describe('References the service cannot read back', () => {
 	it.each(['templates', ' Recipients ', 'TEMPLATES'])(
 		'Create refuses %j before sending anything, naming the item and the field',
