@@ -18,6 +18,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	rateLimit: null,
 	acceptDuplicateReferences: false,
 	faults: {},
+	gatewayNotFound: [],
 	webhooks: [],
 	dialect: DEFAULT_DIALECT,
 	templates: TEMPLATES.map(({ id, name, screenshotUrl }) => ({ id, name, screenshotUrl })),
@@ -167,6 +168,12 @@ export function applyOptions(
 				break;
 			case 'templates':
 				check(Array.isArray(v), 'templates must be an array');
+				break;
+			case 'gatewayNotFound':
+				check(
+					Array.isArray(v) && v.every((text) => typeof text === 'string' && text.length > 0),
+					'gatewayNotFound must be an array of non-empty strings',
+				);
 				break;
 			case 'walletCurrencies':
 				check(

@@ -36,6 +36,13 @@ export interface Sandbox {
 }
 
 const INTERNAL_ERROR: Reply = text(500, 'Internal Server Error');
+const GATEWAY_NOT_FOUND: Reply = {
+	...text(
+		404,
+		'<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>',
+	),
+	headers: { 'content-type': 'text/html' },
+};
 
 /** The dialect's rate limit: tight enough that a run's first burst is refused, with nothing to learn from but timing. */
 const DIALECT_RATE_LIMIT = {
@@ -226,6 +233,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			const { value } = parseBody(await readBody(req));
 			return send(res, routeAdmin(sandbox, req.method ?? 'GET', path, value));
 		}
+		if (opts.gatewayNotFound.some((text) => path.includes(text)))
+			return send(res, GATEWAY_NOT_FOUND);
 		if (path === '/v2' || path.startsWith('/v2/')) return handleApi(req, res, path);
 		send(res, text(404, 'Not Found'));
 	}

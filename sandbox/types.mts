@@ -132,6 +132,8 @@ export interface SandboxOptions {
 	/** Accept a create under a used reference as a new order (a service that does not check). */
 	acceptDuplicateReferences?: boolean;
 	faults?: FaultOptions;
+	/** Text in a raw path on which a gateway in front answers 404 with its own HTML page, unseen by the service (as Apache does to `%2F`, IIS to `%25`). */
+	gatewayNotFound?: string[];
 	webhooks?: WebhookTarget[];
 	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */
 	dialect?: Partial<Dialect>;

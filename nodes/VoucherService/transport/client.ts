@@ -22,7 +22,7 @@ export interface Envelope {
 
 export interface ApiCall {
 	method: IHttpRequestMethods;
-	/** Path under the base URL, already URL-encoded, e.g. `/v2/orders/ABC%2F1`. */
+	/** Path under the base URL, already URL-encoded, e.g. `/v2/orders/ABC%201`. */
 	path: string;
 	body?: IDataObject;
 	itemIndex?: number;
@@ -243,11 +243,15 @@ export class VoucherApiClient {
 		}
 		const accepted = envelope && call.acceptCodes?.includes(envelope.statusCode);
 		// A 404 is "not found" whatever its body (text, or an envelope with the service's own
-		// code), unless the caller reads that code itself (`04` on Get Order).
+		// code), unless the caller reads that code itself (`04` on Get Order). Its body is kept:
+		// the order look-up tells the order route's 404 from a gateway's by it.
 		if (http === 404 && !accepted) {
+			const body =
+				typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
 			throw fail({
 				kind: 'notFound',
 				httpCode: 404,
+				serviceMessage: this.serviceText(body),
 				message: call.notFoundMessage ?? 'The voucher service answered: not found (HTTP 404)',
 			});
 		}
@@ -255,9 +259,7 @@ export class VoucherApiClient {
 			// A 4xx says the request was not acted on (a used Reference answered 409, say), so it
 			// is a refusal, not an unclear outcome; only its body is not the envelope.
 			if (http >= 400) {
-				const text = this.withoutKeys(
-					typeof response.body === 'string' ? response.body.trim().slice(0, 200) : '',
-				);
+				const text = this.serviceText(typeof response.body === 'string' ? response.body : '');
 				throw fail({
 					kind: 'rejected',
 					httpCode: http,
@@ -292,6 +294,11 @@ export class VoucherApiClient {
 	 */
 	private withoutKeys(text: string): string {
 		return this.keys.reduce((clean, key) => clean.split(key).join('[key withheld]'), text);
+	}
+
+	/** A body's text as an error repeats it: masked before it is cut, so no part of a key is left. */
+	private serviceText(body: string | undefined): string {
+		return this.withoutKeys((body ?? '').trim()).slice(0, 200);
 	}
 
 	private networkError(error: unknown, call: ApiCall): VoucherApiError {
