@@ -19,6 +19,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	acceptDuplicateReferences: false,
 	faults: {},
 	gatewayNotFound: [],
+	echoAuthorization: null,
 	webhooks: [],
 	dialect: DEFAULT_DIALECT,
 	templates: TEMPLATES.map(({ id, name, screenshotUrl }) => ({ id, name, screenshotUrl })),
@@ -168,6 +169,12 @@ export function applyOptions(
 				break;
 			case 'templates':
 				check(Array.isArray(v), 'templates must be an array');
+				break;
+			case 'echoAuthorization':
+				check(
+					v === null || v === 'text' || v === 'envelope',
+					'echoAuthorization must be null, "text" or "envelope"',
+				);
 				break;
 			case 'gatewayNotFound':
 				check(

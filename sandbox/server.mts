@@ -7,7 +7,7 @@ import { routeAdmin } from './admin.mts';
 import { authenticate } from './auth.mts';
 import { FORBIDDEN_KEYS, SANDBOX_KEYS, SEED_VOUCHERS, findProduct } from './catalog.mts';
 import { createFaultRoller } from './faults.mts';
-import { parseBody, readBody, send, text } from './http.mts';
+import { json, parseBody, readBody, send, text } from './http.mts';
 import type { Reply } from './http.mts';
 import { openLedger } from './ledger.mts';
 import { DEFAULT_OPTIONS, OptionError, applyOptions } from './options.mts';
@@ -51,6 +51,15 @@ const DIALECT_RATE_LIMIT = {
 	seconds: 1,
 	signal: 'none',
 } as const;
+
+/** The Authorization header in every form a careless service might repeat it (see echoAuthorization). */
+function credentialEcho(header: string): string {
+	const pair = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
+	const colon = pair.indexOf(':');
+	const keys = [pair.slice(0, colon), pair.slice(colon + 1)];
+	const base64 = (key: string) => Buffer.from(key, 'utf8').toString('base64');
+	return `Bad request: keys ${keys.map(base64).join(' ')} ${keys.map(encodeURIComponent).join(' ')}, query ${encodeURIComponent(header)}, header ${header}, user ${pair}`;
+}
 
 /** Voucher codes travel in the status path; log lines keep only its first segments. */
 const loggablePath = (path: string) => path.split('/').slice(0, 4).join('/');
@@ -200,6 +209,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const internalError = errorReply(opts.dialect, 500, 'Internal Server Error');
 		if (fault === 'error') return finish(internalError);
 		if (fault === 'reset') return finish(null);
+
+		if (opts.echoAuthorization !== null) {
+			const words = credentialEcho(req.headers.authorization ?? '');
+			return finish(
+				opts.echoAuthorization === 'text'
+					? text(400, words)
+					: json(400, { statusCode: '05', message: words }),
+			);
+		}
 
 		const identity = authenticate(req.headers.authorization);
 		entry.publicKey = identity.publicKey;

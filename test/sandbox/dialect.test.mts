@@ -59,14 +59,17 @@ describe('dialect: a used Reference', () => {
 	});
 });
 
-describe('dialect: the order in a create\'s answer', () => {
+describe("dialect: the order in a create's answer", () => {
 	it('noReference: a create, and a used Reference answered with its order, omit the reference; Get Order keeps it', async () => {
 		sbx.configure({
 			dialect: { createdOrder: 'noReference', duplicateReference: 'existingOrder200' },
 		});
 		const order = download({ reference: 'no-ref-1', quantity: 1 });
 		const created = await call(sbx, 'POST', '/v2/orders', order);
-		expect(created.body.data).toMatchObject({ orderNumber: expect.any(String), status: 'COMPLETED' });
+		expect(created.body.data).toMatchObject({
+			orderNumber: expect.any(String),
+			status: 'COMPLETED',
+		});
 		expect(created.body.data).not.toHaveProperty('reference');
 		const again = await call(sbx, 'POST', '/v2/orders', order);
 		expect(again.body.data).not.toHaveProperty('reference');

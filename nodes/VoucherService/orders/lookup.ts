@@ -108,7 +108,7 @@ export function asOrder(
 
 /*
  * The spec's "no such order" is the `04` envelope; the HTTP status beside it is not shown. A 404
- * without `04` may be the service's own way of saying it (a reading the sandbox plays), or come
+ * without `04` may be the service's own way of saying it (a reading the tests try), or come
  * from whatever missed the order route: a base URL that is not the service's answers 404 to every
  * path, a gateway refuses a path it dislikes (IIS an encoded `%`, Apache an encoded `/`), an HTTP
  * client rewrites a path. Taken for "no such order", any of these buys again after an unclear
@@ -125,13 +125,16 @@ const unknownOrderAnswers = new WeakMap<VoucherApiClient, Promise<UnknownOrderAn
 const orderPath = (reference: string) => `/v2/orders/${encodeURIComponent(reference)}`;
 
 /** A read's 404 body (masked, see client.ts), or undefined when it was answered; other failures are thrown. */
-async function notFoundBody(read: Promise<unknown>): Promise<string | undefined> {
+async function notFoundBody(
+	client: VoucherApiClient,
+	read: Promise<unknown>,
+): Promise<string | undefined> {
 	try {
 		await read;
 		return undefined;
 	} catch (error) {
 		if (isVoucherApiError(error) && error.kind === 'notFound') return error.serviceMessage ?? '';
-		throw error;
+		throw asNodeError(client.node, error);
 	}
 }
 
@@ -140,8 +143,9 @@ async function learnUnknownOrderAnswer(
 	itemIndex: number,
 ): Promise<UnknownOrderAnswer> {
 	const wallets = client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex });
-	if ((await notFoundBody(wallets)) !== undefined) return 'baseUrlMissesService';
+	if ((await notFoundBody(client, wallets)) !== undefined) return 'baseUrlMissesService';
 	const probe = await notFoundBody(
+		client,
 		client.request<unknown>({
 			method: 'GET',
 			path: orderPath(`n8n-probe-${randomUUID()}`),

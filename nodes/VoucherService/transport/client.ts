@@ -92,7 +92,7 @@ export class VoucherApiClient {
 	/** Taken once: n8n-core deep-copies the node on every getNode(). */
 	readonly node: INode;
 
-	/** The credential's keys, to strip from any text of the service's that an error repeats. */
+	/** Every form of the credential's keys (see credentialForms), to strip from any text of the service's that an error repeats. */
 	private keys: string[] = [];
 
 	/** Told of every attempt; only Service → Check listens, on a client of its own. */
@@ -110,9 +110,7 @@ export class VoucherApiClient {
 	private async credentialSettings() {
 		this.settings ??= this.context.getCredentials(API_CREDENTIAL).then((data) => {
 			const reference = this.node.credentials?.[API_CREDENTIAL];
-			this.keys = [data.secretKey, data.publicKey]
-				.map((key) => String(key ?? ''))
-				.filter((key) => key.length >= 4);
+			this.keys = credentialForms(String(data.publicKey ?? ''), String(data.secretKey ?? ''));
 			return {
 				// Handed to every request so n8n does not read and decrypt the credential again.
 				credentials: {
@@ -314,6 +312,30 @@ export class VoucherApiClient {
 			itemIndex: call.itemIndex,
 		});
 	}
+}
+
+/**
+ * Every form in which a service may repeat the credential. The credential sends HTTP Basic
+ * (credentials/VoucherServiceApi.credentials.ts), `Basic base64(utf8(public:secret))`; a service
+ * that echoes its request may show that header, the pair decoded, either key, base64 of a key,
+ * or any of these URL-encoded (in either case of hex). Base64 is matched without its padding,
+ * so a cut one is caught too, and in the URL-safe alphabet as well. Longest first, so a pair is
+ * masked whole. Keys under 4 characters are left, as masking them would garble every text.
+ */
+function credentialForms(publicKey: string, secretKey: string): string[] {
+	const keys = [publicKey, secretKey].filter((key) => key.length >= 4);
+	if (keys.length === 0) return [];
+	const plain = [...keys, `${publicKey}:${secretKey}`];
+	const base64 = plain.flatMap((text) => {
+		const encoded = Buffer.from(text, 'utf8').toString('base64');
+		const unpadded = encoded.replace(/=+$/, '');
+		return [encoded, unpadded, unpadded.replace(/\+/g, '-').replace(/\//g, '_')];
+	});
+	const urlEncoded = [...plain, ...base64].flatMap((text) => {
+		const upper = encodeURIComponent(text);
+		return [upper, upper.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())];
+	});
+	return [...new Set([...plain, ...base64, ...urlEncoded])].sort((a, b) => b.length - a.length);
 }
 
 /** The head of a refusal's message; a create's names the item and the order's Reference. */
