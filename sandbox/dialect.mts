@@ -11,6 +11,8 @@ export interface Dialect {
 		| 'envelope400' /* the default: 400 {statusCode:'09'} */
 		| 'text409'
 		| 'existingOrder200' /* 200 00 with the existing order */;
+	/** The order in a create's answer: as the spec lists it, or without its `reference`. */
+	createdOrder: 'full' | 'noReference';
 	/** How Get Order answers an unknown reference. */
 	unknownOrder:
 		| 'envelope200' /* the default: 200 '04' */
@@ -34,6 +36,7 @@ export interface Dialect {
 
 const VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
 	duplicateReference: ['envelope200', 'envelope400', 'text409', 'existingOrder200'],
+	createdOrder: ['full', 'noReference'],
 	unknownOrder: ['envelope200', 'envelope404', 'text404'],
 	errorBodies: ['text', 'envelope'],
 	numbers: ['number', 'string'],
@@ -47,6 +50,7 @@ const VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
 /** The sandbox's own reading: what it answered before dialects existed. */
 export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	duplicateReference: 'envelope400',
+	createdOrder: 'full',
 	unknownOrder: 'envelope200',
 	errorBodies: 'text',
 	numbers: 'number',
@@ -67,6 +71,7 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 	duplicate200: { duplicateReference: 'envelope200' },
 	duplicate409Text: { duplicateReference: 'text409' },
 	duplicateExisting: { duplicateReference: 'existingOrder200' },
+	createdWithoutReference: { createdOrder: 'noReference' },
 	unknownOrder404Envelope: { unknownOrder: 'envelope404' },
 	unknownOrder404Text: { unknownOrder: 'text404' },
 	errorEnvelopes: { errorBodies: 'envelope' },
@@ -78,6 +83,7 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 	rateLimitFixedWindow: { rateLimit: 'fixedWindowNoHints' },
 	everythingDifferent: {
 		duplicateReference: 'text409',
+		createdOrder: 'noReference',
 		unknownOrder: 'text404',
 		errorBodies: 'envelope',
 		numbers: 'string',
@@ -88,6 +94,7 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 	},
 	everythingReadable: {
 		duplicateReference: 'existingOrder200',
+		createdOrder: 'noReference',
 		unknownOrder: 'envelope404',
 		errorBodies: 'envelope',
 		numbers: 'string',

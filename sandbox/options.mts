@@ -24,6 +24,8 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	rateLimit: null,
 	acceptDuplicateReferences: false,
 	faults: {},
+	gatewayNotFound: [],
+	echoAuthorization: null,
 	webhooks: [],
 	dialect: DEFAULT_DIALECT,
 	templates: TEMPLATES.map(({ id, name, screenshotUrl }) => ({ id, name, screenshotUrl })),
@@ -193,6 +195,18 @@ export function applyOptions(
 				break;
 			case 'templates':
 				check(Array.isArray(v), 'templates must be an array');
+				break;
+			case 'echoAuthorization':
+				check(
+					v === null || v === 'text' || v === 'envelope',
+					'echoAuthorization must be null, "text" or "envelope"',
+				);
+				break;
+			case 'gatewayNotFound':
+				check(
+					Array.isArray(v) && v.every((text) => typeof text === 'string' && text.length > 0),
+					'gatewayNotFound must be an array of non-empty strings',
+				);
 				break;
 			case 'walletCurrencies':
 				check(

@@ -53,6 +53,14 @@ export const errorReply = (
 		? { ...json(status, { statusCode: String(status), message }), headers }
 		: text(status, message, headers);
 
+/** The order as a create answers it, in this dialect. */
+function createdOrder(dialect: Dialect, order: SandboxOrder): Reply {
+	const view = Object.entries(orderView(order)).filter(
+		([key]) => key !== 'reference' || dialect.createdOrder === 'full',
+	);
+	return ok(Object.fromEntries(view));
+}
+
 function duplicate(dialect: Dialect, existing: SandboxOrder): Reply {
 	const message = 'Order reference already exists';
 	switch (dialect.duplicateReference) {
@@ -63,7 +71,7 @@ function duplicate(dialect: Dialect, existing: SandboxOrder): Reply {
 		case 'text409':
 			return text(409, message);
 		case 'existingOrder200':
-			return ok(orderView(existing));
+			return createdOrder(dialect, existing);
 	}
 }
 
@@ -82,7 +90,7 @@ function createOrder(ctx: ApiContext, type: OrderType, req: ApiRequest): Reply {
 		if (result.kind === 'duplicate') return duplicate(dialect, result.existing);
 		if (result.kind === 'insufficient') return fault(400, '51', 'Insufficient wallet balance');
 		ctx.onCommitted(result.order);
-		return ok(orderView(result.order));
+		return createdOrder(dialect, result.order);
 	} catch (err) {
 		if (err instanceof InvalidTemplate)
 			return fault(dialect.badTemplate === 'envelope200' ? 200 : 400, '05', err.message);

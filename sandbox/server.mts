@@ -7,7 +7,7 @@ import { routeAdmin } from './admin.mts';
 import { authenticate } from './auth.mts';
 import { FORBIDDEN_KEYS, SANDBOX_KEYS, SEED_VOUCHERS, findProduct } from './catalog.mts';
 import { createFaultRoller, gatewayReply } from './faults.mts';
-import { parseBody, readBody, send, text } from './http.mts';
+import { json, parseBody, readBody, send, text } from './http.mts';
 import type { Reply } from './http.mts';
 import { openLedger } from './ledger.mts';
 import { DEFAULT_OPTIONS, OptionError, applyOptions } from './options.mts';
@@ -36,6 +36,13 @@ export interface Sandbox {
 }
 
 const INTERNAL_ERROR: Reply = text(500, 'Internal Server Error');
+const GATEWAY_NOT_FOUND: Reply = {
+	...text(
+		404,
+		'<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>',
+	),
+	headers: { 'content-type': 'text/html' },
+};
 
 /** The dialect's rate limit: tight enough that a run's first burst is refused, with nothing to learn from but timing. */
 const DIALECT_RATE_LIMIT = {
@@ -44,6 +51,15 @@ const DIALECT_RATE_LIMIT = {
 	seconds: 1,
 	signal: 'none',
 } as const;
+
+/** The Authorization header in every form a careless service might repeat it (see echoAuthorization). */
+function credentialEcho(header: string): string {
+	const pair = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
+	const colon = pair.indexOf(':');
+	const keys = [pair.slice(0, colon), pair.slice(colon + 1)];
+	const base64 = (key: string) => Buffer.from(key, 'utf8').toString('base64');
+	return `Bad request: keys ${keys.map(base64).join(' ')} ${keys.map(encodeURIComponent).join(' ')}, query ${encodeURIComponent(header)}, header ${header}, user ${pair}`;
+}
 
 /** Voucher codes travel in the status path; log lines keep only its first segments. */
 const loggablePath = (path: string) => path.split('/').slice(0, 4).join('/');
@@ -196,6 +212,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (fault === 'error') return finish(internalError);
 		if (fault === 'reset') return finish(null);
 
+		if (opts.echoAuthorization !== null) {
+			const words = credentialEcho(req.headers.authorization ?? '');
+			return finish(
+				opts.echoAuthorization === 'text'
+					? text(400, words)
+					: json(400, { statusCode: '05', message: words }),
+			);
+		}
+
 		const identity = authenticate(req.headers.authorization);
 		entry.publicKey = identity.publicKey;
 		if (identity.access === 'none')
@@ -229,6 +254,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			const { value } = parseBody(await readBody(req));
 			return send(res, routeAdmin(sandbox, req.method ?? 'GET', path, value));
 		}
+		if (opts.gatewayNotFound.some((text) => path.includes(text)))
+			return send(res, GATEWAY_NOT_FOUND);
 		if (path === '/v2' || path.startsWith('/v2/')) return handleApi(req, res, path);
 		send(res, text(404, 'Not Found'));
 	}

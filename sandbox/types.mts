@@ -155,6 +155,14 @@ export interface SandboxOptions {
 	/** Accept a create under a used reference as a new order (a service that does not check). */
 	acceptDuplicateReferences?: boolean;
 	faults?: FaultOptions;
+	/**
+	 * Refuse every /v2 request with HTTP 400 that repeats the Authorization header as a careless service
+	 * might (as sent, decoded, URL-encoded, each key in base64), in `text` or as an envelope's
+	 * message; before the keys are checked, so any keys can be tried. null: never.
+	 */
+	echoAuthorization?: 'text' | 'envelope' | null;
+	/** Text in a raw path on which a gateway in front answers 404 with its own HTML page, unseen by the service (as Apache does to `%2F`, IIS to `%25`). */
+	gatewayNotFound?: string[];
 	webhooks?: WebhookTarget[];
 	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */
 	dialect?: Partial<Dialect>;

@@ -59,6 +59,25 @@ describe('dialect: a used Reference', () => {
 	});
 });
 
+describe("dialect: the order in a create's answer", () => {
+	it('noReference: a create, and a used Reference answered with its order, omit the reference; Get Order keeps it', async () => {
+		sbx.configure({
+			dialect: { createdOrder: 'noReference', duplicateReference: 'existingOrder200' },
+		});
+		const order = download({ reference: 'no-ref-1', quantity: 1 });
+		const created = await call(sbx, 'POST', '/v2/orders', order);
+		expect(created.body.data).toMatchObject({
+			orderNumber: expect.any(String),
+			status: 'COMPLETED',
+		});
+		expect(created.body.data).not.toHaveProperty('reference');
+		const again = await call(sbx, 'POST', '/v2/orders', order);
+		expect(again.body.data).not.toHaveProperty('reference');
+		const read = await call(sbx, 'GET', '/v2/orders/no-ref-1');
+		expect(read.body.data).toMatchObject({ reference: 'no-ref-1' });
+	});
+});
+
 describe('dialect: an unknown order', () => {
 	it.each([
 		[{}, 200, { statusCode: '04', message: 'Order not found' }],
@@ -224,8 +243,8 @@ describe('dialect option', () => {
 
 	it('names every single deviation and two with many at once', () => {
 		expect(DIALECTS.spec).toEqual({});
-		expect(Object.keys(DIALECTS.everythingDifferent)).toHaveLength(8);
-		expect(Object.keys(DIALECTS.everythingReadable)).toHaveLength(7);
+		expect(Object.keys(DIALECTS.everythingDifferent)).toHaveLength(9);
+		expect(Object.keys(DIALECTS.everythingReadable)).toHaveLength(8);
 		for (const [name, dialect] of Object.entries(DIALECTS)) {
 			if (['spec', 'everythingDifferent', 'everythingReadable'].includes(name)) continue;
 			expect(Object.keys(dialect), name).toHaveLength(1);

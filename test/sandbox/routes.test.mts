@@ -166,6 +166,22 @@ describe('recipient orders', () => {
 	});
 });
 
+describe('a gateway in front', () => {
+	it('answers a path holding a gatewayNotFound text 404 with its own page, unseen by the service', async () => {
+		sbx.configure({ gatewayNotFound: ['%25'] });
+		try {
+			const refused = await call(sbx, 'GET', '/v2/orders/50%25-off');
+			expect(refused.status).toBe(404);
+			expect(refused.headers['content-type']).toBe('text/html');
+			expect(refused.text).toContain('<h1>Not Found</h1>');
+			expect(sbx.state.requests).toHaveLength(0);
+			expect((await call(sbx, 'GET', '/v2/orders/50-off')).body.statusCode).toBe('04');
+		} finally {
+			sbx.configure({ gatewayNotFound: [] });
+		}
+	});
+});
+
 describe('get order', () => {
 	it('reads an order back by a reference with characters that need encoding', async () => {
 		const reference = 'INV 2024/07+ä#1';

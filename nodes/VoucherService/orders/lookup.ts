@@ -1,7 +1,9 @@
+import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../transport/client';
 import { asNodeError, isVoucherApiError, operationError } from '../transport/errors';
+import type { VoucherApiError } from '../transport/errors';
 import { wait } from '../transport/retry';
 import { readDecimal } from '../shared/money';
 import { ORDER_NOT_FOUND_CODE, orderPath, WALLETS_PATH } from '../../serviceProtocol/api';
@@ -48,7 +50,9 @@ function readVoucher(voucher: unknown, index: number): IDataObject | string {
 /**
  * The answer's data as the order under `reference`. Whatever else the service answers (a
  * list, another order, a value that is not a number) must never be taken for this order:
- * safe create and the campaigns decide what to buy from it.
+ * safe create and the campaigns decide what to buy from it. An order that names no reference
+ * (a create's answer may not) is the one asked for, and keeps the Reference asked for: Wait
+ * for Completion and the output follow the order by it.
  */
 export function readOrder(data: unknown, reference: string): OrderReading {
 	const order = data as Partial<Order> | null;
@@ -59,6 +63,7 @@ export function readOrder(data: unknown, reference: string): OrderReading {
 		typeof order.orderNumber === 'string' &&
 		typeof order.status === 'string' &&
 		(order.reference === undefined ||
+			order.reference === null ||
 			referenceKey(String(order.reference)) === referenceKey(reference));
 	if (!isOrder) return { problem: 'is not that order', why: whyNotTheOrder(data) };
 	const vouchers = Array.isArray(order.vouchers)
@@ -73,6 +78,7 @@ export function readOrder(data: unknown, reference: string): OrderReading {
 	return {
 		order: {
 			...(order as Order),
+			reference: order.reference ?? reference,
 			status: inSpecCase(order.status) as string,
 			...(vouchers !== undefined ? { vouchers: vouchers as IDataObject[] | null } : {}),
 		},
@@ -99,32 +105,91 @@ export function asOrder(
 }
 
 /*
- * Get Order's "not found" is the `04` envelope on any HTTP status. A 404 without it is read as
- * "not found" too, but only once the wallets answer at the same base URL: a base URL that
- * misses the service answers 404 to every path, and taking that for "no such order" would
- * send creates on the strength of it. Read once per client, as the base URL is.
+ * The spec's "no such order" is the `04` envelope; the HTTP status beside it is not shown. A 404
+ * without `04` may be the service's own way of saying it (a reading the tests try), or come
+ * from whatever missed the order route: a base URL that is not the service's answers 404 to every
+ * path, a gateway refuses a path it dislikes (IIS an encoded `%`, Apache an encoded `/`), an HTTP
+ * client rewrites a path. Taken for "no such order", any of these buys again after an unclear
+ * create. So such a 404 means "not found" only when it is the order route's own answer to an
+ * unknown Reference: the wallets answer at the same base URL, and a fresh Reference of letters,
+ * digits and `-`, which nothing in between changes, gets a 404 with the same body. Where that
+ * Reference gets `04`, no 404 without it is "not found". Learnt once per client, as the base URL
+ * is read.
  */
-const baseUrlReachesService = new WeakMap<VoucherApiClient, Promise<boolean>>();
+type UnknownOrderAnswer = 'baseUrlMissesService' | 'code04' | { bare404: string };
 
-async function reachesService(client: VoucherApiClient, itemIndex: number): Promise<boolean> {
-	let reached = baseUrlReachesService.get(client);
-	if (!reached) {
-		reached = client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex }).then(
-			() => true,
-			(error: unknown) => {
-				if (isVoucherApiError(error) && error.kind === 'notFound') return false;
-				baseUrlReachesService.delete(client);
-				throw error;
-			},
-		);
-		baseUrlReachesService.set(client, reached);
+const unknownOrderAnswers = new WeakMap<VoucherApiClient, Promise<UnknownOrderAnswer>>();
+
+/** A read's 404 body (masked, see client.ts), or undefined when it was answered; other failures are thrown. */
+async function notFoundBody(
+	client: VoucherApiClient,
+	read: Promise<unknown>,
+): Promise<string | undefined> {
+	try {
+		await read;
+		return undefined;
+	} catch (error) {
+		if (isVoucherApiError(error) && error.kind === 'notFound') return error.serviceMessage ?? '';
+		throw asNodeError(client.node, error);
 	}
-	return await reached;
+}
+
+async function learnUnknownOrderAnswer(
+	client: VoucherApiClient,
+	itemIndex: number,
+): Promise<UnknownOrderAnswer> {
+	const wallets = client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex });
+	if ((await notFoundBody(client, wallets)) !== undefined) return 'baseUrlMissesService';
+	const probe = await notFoundBody(
+		client,
+		client.request<unknown>({
+			method: 'GET',
+			path: orderPath(`n8n-probe-${randomUUID()}`),
+			itemIndex,
+			acceptCodes: [ORDER_NOT_FOUND_CODE],
+		}),
+	);
+	return probe === undefined ? 'code04' : { bare404: probe };
+}
+
+async function unknownOrderAnswer(
+	client: VoucherApiClient,
+	itemIndex: number,
+): Promise<UnknownOrderAnswer> {
+	let answer = unknownOrderAnswers.get(client);
+	if (!answer) {
+		answer = learnUnknownOrderAnswer(client, itemIndex);
+		unknownOrderAnswers.set(client, answer);
+		// A failure is not learnt: the next 404 asks again.
+		answer.catch(() => unknownOrderAnswers.delete(client));
+	}
+	return await answer;
+}
+
+/** Why a 404 without `04` does not say the order is missing; undefined when it does. */
+async function whyNotNotFound(
+	client: VoucherApiClient,
+	error: VoucherApiError,
+	itemIndex: number,
+): Promise<{ message: string; description: string } | undefined> {
+	const answer = await unknownOrderAnswer(client, itemIndex);
+	if (typeof answer === 'object' && answer.bare404 === (error.serviceMessage ?? ''))
+		return undefined;
+	if (answer === 'baseUrlMissesService')
+		return {
+			message: 'the base URL answers HTTP 404 to the wallets too',
+			description:
+				'So the 404 does not say the order is missing: the base URL does not point at the voucher service. Check the base URL in the Voucher Service API credential.',
+		};
+	return {
+		message: "HTTP 404 without the service's answer for an unknown order",
+		description: `The service answers a Reference it does not know ${answer === 'code04' ? 'with code 04' : 'with another 404'}, so this 404 came from something in front of it (a gateway or proxy) and does not say the order is missing.`,
+	};
 }
 
 /**
- * The order with this reference, or undefined when the service answers `04` (or a 404, see
- * above). Reads are retried. `burst`: one of a bounded window of look-ups sent at once (see ApiCall.burst).
+ * The order with this reference, or undefined when the service answers `04` (or its own 404,
+ * see above). Reads are retried. `burst`: one of a bounded window of look-ups sent at once (see ApiCall.burst).
  */
 export async function findOrder(
 	client: VoucherApiClient,
@@ -144,14 +209,14 @@ export async function findOrder(
 	} catch (error) {
 		if (!isVoucherApiError(error) || error.kind !== 'notFound')
 			throw asNodeError(client.node, error);
-		if (await reachesService(client, itemIndex)) return undefined;
+		const why = await whyNotNotFound(client, error, itemIndex);
+		if (why === undefined) return undefined;
 		throw operationError(
 			client.node,
-			`Item ${itemIndex}: order "${reference}" could not be looked up: the base URL answers HTTP 404 to the wallets too`,
+			`Item ${itemIndex}: order "${reference}" could not be looked up: ${why.message}`,
 			{
 				itemIndex,
-				description:
-					'So the 404 does not say the order is missing: the base URL does not point at the voucher service. Check the base URL in the Voucher Service API credential. Nothing was bought on the strength of this answer.',
+				description: `${why.description} Nothing was bought on the strength of this answer.`,
 			},
 		);
 	}

@@ -99,18 +99,38 @@ const email: Rule<string> = (value) => {
  */
 const UNREADABLE_REFERENCES = ['templates', 'recipients'];
 
-const isUnreadableReference = (reference: string) =>
-	UNREADABLE_REFERENCES.includes(reference.trim().toLowerCase());
+/*
+ * A Reference is read back by its path, and one the order route does not get unchanged can be
+ * bought twice: the look-up after an unclear create (or a re-run) reads another path's answer
+ * as "no such order". Refused, so, is what an HTTP client or a gateway in front of the service
+ * changes or refuses in a path, although URL-encoded:
+ * - `.` and `..`: URL parsers, n8n's HTTP client among them, remove these segments
+ *   (GET /v2/orders/.. is sent as GET /v2/);
+ * - `/` and `\`: gateways and servers differ on an encoded separator: nginx decodes %2F and then
+ *   removes dot segments ("a/.." reads GET /v2/orders/), Apache refuses it, ASP.NET routing
+ *   leaves it encoded, and some servers read `\` as `/`;
+ * - control characters (C0, DEL, C1): refused or stripped by servers and proxies;
+ * - a lone UTF-16 surrogate: it cannot be URL-encoded at all.
+ */
+function whyUnreadable(reference: string): string | undefined {
+	if (UNREADABLE_REFERENCES.includes(reference.toLowerCase()))
+		return `"${reference}" cannot be a Reference: GET /v2/orders/${reference} is another of the service's endpoints, so an order under it could never be read back`;
+	if (reference === '.' || reference === '..')
+		return `"${reference}" cannot be a Reference: HTTP clients send GET /v2/orders/${reference} as GET /v2/${reference === '.' ? 'orders/' : ''}, so an order under it could never be read back`;
+	if (/[/\\]/.test(reference))
+		return 'Reference must not contain "/" or "\\": gateways in front of the service may read it as a path separator, so an order under it might never be read back';
+	if (/\p{Cc}/u.test(reference))
+		return 'Reference must not contain control characters (tabs, line breaks, …): servers may refuse or strip them in a path, so an order under it might never be read back';
+	if (/\p{Cs}/u.test(reference))
+		return 'Reference holds a broken character (a lone UTF-16 surrogate), which cannot be sent in a URL';
+	return undefined;
+}
 
 const reference: Rule<string> = (value) => {
 	const text = requiredText('Reference')(value);
 	if (text instanceof Invalid) return text;
-	if (isUnreadableReference(text)) {
-		return invalid(
-			`"${text}" cannot be a Reference: GET /v2/orders/${text} is another of the service's endpoints, so an order under it could never be read back`,
-		);
-	}
-	return text;
+	const why = whyUnreadable(text);
+	return why === undefined ? text : invalid(why);
 };
 
 /** A field kept under another name than the one it is read and named under in errors. */

@@ -24,7 +24,7 @@ import { API_CREDENTIAL } from '../../serviceProtocol/credentials';
 
 export interface ApiCall {
 	method: IHttpRequestMethods;
-	/** Path under the base URL, already URL-encoded, e.g. `/v2/orders/ABC%2F1`. */
+	/** Path under the base URL, already URL-encoded, e.g. `/v2/orders/ABC%201`. */
 	path: string;
 	body?: IDataObject;
 	itemIndex?: number;
@@ -102,7 +102,7 @@ export class VoucherApiClient {
 	/** Taken once: n8n-core deep-copies the node on every getNode(). */
 	readonly node: INode;
 
-	/** The credential's keys, to strip from any text of the service's that an error repeats. */
+	/** Every form of the credential's keys (see credentialForms), to strip from any text of the service's that an error repeats. */
 	private keys: string[] = [];
 
 	/** Told of every attempt; only Service → Check listens, on a client of its own. */
@@ -120,9 +120,7 @@ export class VoucherApiClient {
 	private async credentialSettings() {
 		this.settings ??= this.context.getCredentials(API_CREDENTIAL).then((data) => {
 			const reference = this.node.credentials?.[API_CREDENTIAL];
-			this.keys = [data.secretKey, data.publicKey]
-				.map((key) => String(key ?? ''))
-				.filter((key) => key.length >= 4);
+			this.keys = credentialForms(String(data.publicKey ?? ''), String(data.secretKey ?? ''));
 			return {
 				// Handed to every request so n8n does not read and decrypt the credential again.
 				credentials: {
@@ -259,11 +257,15 @@ export class VoucherApiClient {
 		}
 		const accepted = envelope && call.acceptCodes?.includes(envelope.statusCode);
 		// A 404 is "not found" whatever its body (text, or an envelope with the service's own
-		// code), unless the caller reads that code itself (`04` on Get Order).
+		// code), unless the caller reads that code itself (`04` on Get Order). Its body is kept:
+		// the order look-up tells the order route's 404 from a gateway's by it.
 		if (http === 404 && !accepted) {
+			const body =
+				typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
 			throw fail({
 				kind: 'notFound',
 				httpCode: 404,
+				serviceMessage: this.serviceText(body),
 				message: call.notFoundMessage ?? 'The voucher service answered: not found (HTTP 404)',
 			});
 		}
@@ -271,9 +273,7 @@ export class VoucherApiClient {
 			// A 4xx says the request was not acted on (a used Reference answered 409, say), so it
 			// is a refusal, not an unclear outcome; only its body is not the envelope.
 			if (http >= 400) {
-				const text = this.withoutKeys(
-					typeof response.body === 'string' ? response.body.trim().slice(0, 200) : '',
-				);
+				const text = this.serviceText(typeof response.body === 'string' ? response.body : '');
 				throw fail({
 					kind: 'rejected',
 					httpCode: http,
@@ -331,6 +331,11 @@ export class VoucherApiClient {
 		return this.keys.reduce((clean, key) => clean.split(key).join('[key withheld]'), text);
 	}
 
+	/** A body's text as an error repeats it: masked before it is cut, so no part of a key is left. */
+	private serviceText(body: string | undefined): string {
+		return this.withoutKeys((body ?? '').trim()).slice(0, 200);
+	}
+
 	private networkError(error: unknown, call: ApiCall): VoucherApiError {
 		// Only the error code is kept: the original error holds the request and its auth header.
 		const code =
@@ -344,6 +349,30 @@ export class VoucherApiClient {
 			itemIndex: call.itemIndex,
 		});
 	}
+}
+
+/**
+ * Every form in which a service may repeat the credential. The credential sends HTTP Basic
+ * (credentials/VoucherServiceApi.credentials.ts), `Basic base64(utf8(public:secret))`; a service
+ * that echoes its request may show that header, the pair decoded, either key, base64 of a key,
+ * or any of these URL-encoded (in either case of hex). Base64 is matched without its padding,
+ * so a cut one is caught too, and in the URL-safe alphabet as well. Longest first, so a pair is
+ * masked whole. Keys under 4 characters are left, as masking them would garble every text.
+ */
+function credentialForms(publicKey: string, secretKey: string): string[] {
+	const keys = [publicKey, secretKey].filter((key) => key.length >= 4);
+	if (keys.length === 0) return [];
+	const plain = [...keys, `${publicKey}:${secretKey}`];
+	const base64 = plain.flatMap((text) => {
+		const encoded = Buffer.from(text, 'utf8').toString('base64');
+		const unpadded = encoded.replace(/=+$/, '');
+		return [encoded, unpadded, unpadded.replace(/\+/g, '-').replace(/\//g, '_')];
+	});
+	const urlEncoded = [...plain, ...base64].flatMap((text) => {
+		const upper = encodeURIComponent(text);
+		return [upper, upper.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())];
+	});
+	return [...new Set([...plain, ...base64, ...urlEncoded])].sort((a, b) => b.length - a.length);
 }
 
 /** The head of a refusal's message; a create's names the item and the order's Reference. */

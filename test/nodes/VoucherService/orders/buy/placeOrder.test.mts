@@ -9,6 +9,7 @@ import { asOrder } from '../../../../../nodes/VoucherService/orders/lookup';
 import type { VoucherApiClient } from '../../../../../nodes/VoucherService/transport/client';
 import {
 	apiRequests,
+	campaignParameters,
 	runVoucher,
 	sandboxForThisFile,
 	uniqueReference,
@@ -248,6 +249,30 @@ describe('a Reference reused for another request', () => {
 	});
 });
 
+describe('a create answered without its reference', () => {
+	it('Wait for Completion follows the order by the Reference sent, and outputs it under that Reference', async () => {
+		sandbox.configure({ dialect: { createdOrder: 'noReference' } });
+		try {
+			const reference = uniqueReference('no-ref');
+			const run = await runVoucher(
+				sandbox,
+				download(reference, {
+					productCode: 'VCH-SLOW-COMPLETED',
+					options: { waitForCompletion: true, waitTimeoutSeconds: 10 },
+				}),
+			);
+			expect(run.error).toBeUndefined();
+			expect(run.json[0]).toMatchObject({ reference, status: 'COMPLETED', alreadyExisted: false });
+			const polls = apiRequests(sandbox, 'GET').map((request) => request.path);
+			expect(polls.length).toBeGreaterThan(0);
+			expect(new Set(polls)).toEqual(new Set([`/v2/orders/${reference}`]));
+			expect(ordersUnder(reference)).toHaveLength(1);
+		} finally {
+			sandbox.configure({ dialect: {} });
+		}
+	});
+});
+
 describe('References the service cannot read back', () => {
 	it.each(['templates', ' Recipients ', 'TEMPLATES'])(
 		'Create refuses %j before sending anything, naming the item and the field',
@@ -256,6 +281,49 @@ describe('References the service cannot read back', () => {
 			expect(errorOf(run.json[0])).toMatch(
 				/^Item 0: invalid "reference": ".+" cannot be a Reference/,
 			);
+			expect(apiRequests(sandbox)).toHaveLength(0);
+		},
+	);
+
+	it.each([
+		[
+			'.',
+			/^Item 0: invalid "reference": "\." cannot be a Reference: HTTP clients send GET \/v2\/orders\/\. as GET \/v2\/orders\//,
+		],
+		[
+			'..',
+			/^Item 0: invalid "reference": "\.\." cannot be a Reference: HTTP clients send GET \/v2\/orders\/\.\. as GET \/v2\/,/,
+		],
+		[' .. ', /"\.\." cannot be a Reference/],
+		['INV/2024/07', /^Item 0: invalid "reference": Reference must not contain "\/" or "\\"/],
+		['a/..', /must not contain "\/"/],
+		['INV\\7', /must not contain "\/" or "\\"/],
+		['tab\there', /^Item 0: invalid "reference": Reference must not contain control characters/],
+		['line\nbreak', /control characters/],
+		['nul\u0000', /control characters/],
+		['c1\u0085', /control characters/],
+		['half\ud800', /lone UTF-16 surrogate/],
+	])(
+		'Create refuses %j, which would not reach the order route unchanged, and sends nothing',
+		async (reference, message) => {
+			const run = await runVoucher(sandbox, download(reference), { continueOnFail: true });
+			expect(errorOf(run.json[0])).toMatch(message);
+			expect(apiRequests(sandbox)).toHaveLength(0);
+		},
+	);
+
+	it.each([
+		['Order → Get', { resource: 'order', operation: 'get', reference: '..' }],
+		['Order → Get Campaign', { resource: 'order', operation: 'getCampaign', reference: '.' }],
+		['a campaign base', campaignParameters('spring/2026')],
+	])(
+		'%s refuses such a Reference too, naming the field, and sends nothing',
+		async (_, parameters) => {
+			const run = await runVoucher(sandbox, parameters as INodeParameters, {
+				items: [{ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com' }],
+				continueOnFail: true,
+			});
+			expect(errorOf(run.json[0])).toMatch(/^Item 0: invalid "reference": /);
 			expect(apiRequests(sandbox)).toHaveLength(0);
 		},
 	);
