@@ -12,10 +12,10 @@ import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { WEBHOOK_CREDENTIAL } from '../serviceProtocol/credentials';
 import {
+	asWebhookEvent,
 	hasSignatureShape,
-	openDelivery,
+	parseJsonObject,
 	verifySignature,
-	type Delivery,
 	type WebhookEvent,
 } from '../serviceProtocol/signature';
 import { voucherServiceWebhookSecretTest } from '../serviceProtocol/webhookSecretCheck';
@@ -93,32 +93,29 @@ function secretCacheKey(this: IWebhookFunctions): string | undefined {
 }
 
 /**
- * Checks the signature against the cached secret, or a secret read for this request or
- * shared with others waiting (SecretCache has the rules). Undefined when the cache cannot
- * decide without a credential read it may not start yet. Throws when the read fails.
- * `known` collects the secrets tried, for masking them in a logged error.
+ * Whether the signature matches the cached secret, or a secret read for this request or
+ * shared with others waiting (SecretCache has the rules). One HMAC per secret tried, so one
+ * on a cache hit. Undefined when the cache cannot decide without a credential read it may
+ * not start yet. Throws when the read fails. `known` collects the secrets tried, for
+ * masking them in a logged error.
  */
-async function openWithSecret(
+async function checkSignature(
 	this: IWebhookFunctions,
 	request: WebhookRequest,
 	known: string[],
-): Promise<Delivery | undefined> {
+): Promise<boolean | undefined> {
 	const { rawBody } = request;
 	const header = request.headers.signature;
-	const read = () => readSecret.call(this);
-	const key = secretCacheKey.call(this);
-	if (key === undefined) {
-		const secret = await read();
-		known.push(secret);
-		return openDelivery(rawBody, header, secret);
-	}
 	const matches = (secret: string) => {
 		known.push(secret);
 		return verifySignature(rawBody, header, secret);
 	};
+	const read = () => readSecret.call(this);
+	const key = secretCacheKey.call(this);
+	if (key === undefined) return matches(await read());
 	const lookup = await webhookSecrets.check(key, matches, read);
 	if (lookup.outcome === 'undecided') return undefined;
-	return openDelivery(rawBody, header, lookup.secret);
+	return lookup.outcome === 'matched';
 }
 
 /*
@@ -187,15 +184,12 @@ function toItem(
 	};
 }
 
-function answerDelivery(
-	this: IWebhookFunctions,
-	request: WebhookRequest,
-	delivery: Delivery,
-): IWebhookResponseData {
-	if (delivery.status === 'unauthorized') return refuse.call(this, 401, 'Unauthorized');
-	if (delivery.status === 'malformed') return refuse.call(this, 400, 'Not a webhook event');
+/** Reads the event from the verified bytes only, never from a body n8n parsed earlier. */
+function answerVerified(this: IWebhookFunctions, request: WebhookRequest): IWebhookResponseData {
+	const body = parseJsonObject(request.rawBody);
+	const event = body === undefined ? undefined : asWebhookEvent(body);
+	if (event === undefined) return refuse.call(this, 400, 'Not a webhook event');
 
-	const { event } = delivery;
 	const options = this.getNodeParameter('options', {}) as OutputOptions;
 	const filter: EventFilter = {
 		events: this.getNodeParameter('events', []) as string[],
@@ -278,10 +272,11 @@ export class VoucherServiceTrigger implements INodeType {
 			// and the signature is over those bytes. A multipart body was consumed by n8n's
 			// form parser at either version: it has no raw bytes to check and stays a 401.
 			if (!request.rawBody && !request.readableEnded) await request.readRawBody();
-			const delivery = await openWithSecret.call(this, request, secrets);
+			const verified = await checkSignature.call(this, request, secrets);
 			// Forged deliveries beyond those the cache lets wait for its next read end here.
-			if (delivery === undefined) return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
-			return answerDelivery.call(this, request, delivery);
+			if (verified === undefined) return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
+			if (!verified) return refuse.call(this, 401, 'Unauthorized');
+			return answerVerified.call(this, request);
 		} catch (error) {
 			return answerUnavailable.call(this, error, secrets);
 		}
