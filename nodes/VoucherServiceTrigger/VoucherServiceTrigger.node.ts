@@ -12,7 +12,6 @@ import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { WEBHOOK_CREDENTIAL } from '../serviceProtocol/credentials';
 import {
-	asWebhookEvent,
 	hasSignatureShape,
 	parseJsonObject,
 	verifySignature,
@@ -27,7 +26,7 @@ import {
 	recordFirstSighting,
 	unsettledError,
 } from './deduplication';
-import { deduplicationKey, isWanted, type EventFilter } from './events';
+import { deduplicationKey, filterEvent, readEvent, type EventFilter } from './events';
 import { triggerProperties } from './properties';
 import { SecretCache } from './secretCache';
 import { UNSETTLED_ELECTION } from './unsettledElection';
@@ -48,13 +47,20 @@ type WebhookRequest = ReturnType<IWebhookFunctions['getRequestObject']>;
  */
 const UNAVAILABLE = 503;
 
+/*
+ * A signed event this node cannot read with certainty (docs/trigger.md): a 2xx would drop
+ * it for good, a 5xx brings it back once the workflow or the node can read it. 500: the
+ * failure is not expected to pass by itself.
+ */
+const UNREADABLE = 500;
+
 /**
  * Writes the answer ourselves so that n8n starts no execution. A 4xx is final for the
  * service; a 5xx makes it deliver again later.
  */
 function refuse(
 	this: IWebhookFunctions,
-	status: 400 | 401 | typeof UNAVAILABLE,
+	status: 400 | 401 | typeof UNAVAILABLE | typeof UNREADABLE,
 	message: string,
 ): IWebhookResponseData {
 	this.getResponseObject().status(status).send(message).end();
@@ -145,6 +151,15 @@ function answerUnavailable(
 	return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
 }
 
+/** Nothing about the event is remembered, so the service's retry is read afresh. */
+function answerUnreadable(this: IWebhookFunctions, why: string): IWebhookResponseData {
+	this.logger.warn(
+		`Voucher Service Trigger answered ${UNREADABLE} to a signed event, so the service will deliver it again: ${why}`,
+		{ workflowId: this.getWorkflow().id, node: this.getNode().name },
+	);
+	return refuse.call(this, UNREADABLE, 'Event not understood');
+}
+
 /**
  * Process memory is written last: once it holds the key, a 5xx for this delivery would
  * make the service's retry look like a duplicate.
@@ -184,19 +199,26 @@ function toItem(
 	};
 }
 
-/** Reads the event from the verified bytes only, never from a body n8n parsed earlier. */
+/**
+ * Reads the event from the verified bytes only, never from a body n8n parsed earlier. Bytes
+ * that are not a JSON object hold no event to run: a retry would bring the same bytes.
+ */
 function answerVerified(this: IWebhookFunctions, request: WebhookRequest): IWebhookResponseData {
 	const body = parseJsonObject(request.rawBody);
-	const event = body === undefined ? undefined : asWebhookEvent(body);
-	if (event === undefined) return refuse.call(this, 400, 'Not a webhook event');
+	if (body === undefined) return refuse.call(this, 400, 'Not a webhook event');
+	const reading = readEvent(body);
+	if ('unreadable' in reading) return answerUnreadable.call(this, reading.unreadable);
 
+	const { event } = reading;
 	const options = this.getNodeParameter('options', {}) as OutputOptions;
 	const filter: EventFilter = {
 		events: this.getNodeParameter('events', []) as string[],
 		orderStatuses: this.getNodeParameter('orderStatuses', []) as string[],
 		includeUnknownEvents: options.includeUnknownEvents === true,
 	};
-	if (!isWanted(event, filter)) return acknowledgeWithoutRunning('filtered');
+	const verdict = filterEvent(event, filter);
+	if (verdict === 'filtered') return acknowledgeWithoutRunning('filtered');
+	if (verdict !== 'run') return answerUnreadable.call(this, verdict.unreadable);
 
 	const key = deduplicationKey(event);
 	const item = toItem(event, key, request.rawBody, request.headers as IDataObject, options);
