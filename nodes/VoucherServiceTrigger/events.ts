@@ -1,5 +1,9 @@
 import { readDecimal, readSerial } from '../serviceProtocol/numbers';
-import { inSpecCase, TERMINAL_ORDER_STATUSES } from '../serviceProtocol/orderStatus';
+import {
+	inSpecCase,
+	ORDER_STATUSES,
+	TERMINAL_ORDER_STATUSES,
+} from '../serviceProtocol/orderStatus';
 import { asWebhookEvent, type WebhookEvent } from '../serviceProtocol/signature';
 
 export const ORDER_UPDATED = 'ORDER_UPDATED';
@@ -83,9 +87,10 @@ const shown = (value: unknown) =>
 export type Verdict = 'run' | 'filtered' | { unreadable: string };
 
 /**
- * 'filtered' only where the filters read the event with certainty. An event they cannot
- * read is never acknowledged unrun: it runs when every reading of it would pass, otherwise
- * it is unreadable, answered 5xx so the service delivers it again.
+ * 'filtered' only where the filters read the event with certainty: a known type, a status
+ * the spec lists. An event they cannot read is never acknowledged unrun: it runs when every
+ * reading of it would pass (all four statuses selected), otherwise it is unreadable,
+ * answered 5xx so the service delivers it again.
  */
 export function filterEvent(event: WebhookEvent, filter: EventFilter): Verdict {
 	if (!DATA_FIELDS.has(event.type)) {
@@ -96,14 +101,15 @@ export function filterEvent(event: WebhookEvent, filter: EventFilter): Verdict {
 	}
 	if (!filter.events.includes(event.type)) return 'filtered';
 	if (event.type !== ORDER_UPDATED) return 'run';
-	if (TERMINAL_ORDER_STATUSES.every((status) => filter.orderStatuses.includes(status)))
-		return 'run';
 	const { status } = event.data;
-	if (typeof status === 'string' && TERMINAL_ORDER_STATUSES.includes(status)) {
+	if (typeof status === 'string' && ORDER_STATUSES.includes(status)) {
 		return filter.orderStatuses.includes(status) ? 'run' : 'filtered';
 	}
+	if (TERMINAL_ORDER_STATUSES.every((terminal) => filter.orderStatuses.includes(terminal))) {
+		return 'run';
+	}
 	return {
-		unreadable: `its order status ${shown(status)} is not one of ${TERMINAL_ORDER_STATUSES.join(', ')}; select all four Order Statuses to run such events`,
+		unreadable: `its order status ${shown(status)} is not one of ${ORDER_STATUSES.join(', ')}; select all four Order Statuses to run such events`,
 	};
 }
 

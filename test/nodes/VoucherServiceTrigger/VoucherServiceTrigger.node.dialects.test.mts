@@ -217,6 +217,8 @@ describe('bodies the spec does not show, signed', () => {
 			{ parameters: FILTER_FAILED },
 			order({ status: 'completed' }),
 		],
+		// The spec's one status that is not terminal: never among the four, whatever is selected.
+		['PROCESSING, while every status is selected', {}, order({ status: 'processing' })],
 	];
 
 	it.each(filtered)(

@@ -48,6 +48,18 @@ describe('filterEvent', () => {
 		expect(filterEvent(voucher(1, 1), filter)).toBe('filtered');
 	});
 
+	it('runs an unknown status only when every status is selected; PROCESSING is known and filtered', () => {
+		const all = {
+			...filter,
+			orderStatuses: ['COMPLETED', 'PARTIALLY_COMPLETED', 'CANCELED', 'FAILED'],
+		};
+		expect(filterEvent(order('SUCCESS'), all)).toBe('run');
+		expect(filterEvent(order('SUCCESS'), filter)).toEqual({
+			unreadable: expect.stringContaining('"SUCCESS"'),
+		});
+		expect(filterEvent(order('PROCESSING'), all)).toBe('filtered');
+	});
+
 	it('runs unknown types only when asked to, and never acknowledges them unrun', () => {
 		const unknown = { type: 'WALLET_UPDATED', data: {} };
 		expect(filterEvent(unknown, filter)).toEqual({
