@@ -20,9 +20,9 @@ export interface Dialect {
 		| 'text404';
 	/** Bodies of 401, 403, 404 (voucher) and 500: the spec's text, or a JSON envelope {statusCode, message}. */
 	errorBodies: 'text' | 'envelope';
-	/** Numbers (balance, value, amount, serial...) as JSON numbers or as decimal strings ("30000.00"). */
+	/** Numbers (balance, value, amount, serial, serialNumber) as JSON numbers or as decimal strings ("30000.00"). */
 	numbers: 'number' | 'string';
-	/** Order, item and voucher statuses in upper (spec) or lower case. */
+	/** Order, item and voucher statuses, and webhook event types, in upper (spec) or lower case. */
 	statusCase: 'upper' | 'lower';
 	/** Undocumented extra fields on envelopes, orders, vouchers, wallets, countries, templates. */
 	extraFields: boolean;
@@ -131,7 +131,8 @@ export const opaqueTemplateId = (id: string) =>
 export const templateIdIn = (dialect: Dialect, id: string) =>
 	dialect.templateIds === 'opaque' ? opaqueTemplateId(id) : id;
 
-const NUMBER_KEYS = new Set(['balance', 'value', 'amount', 'serial']);
+const NUMBER_KEYS = new Set(['balance', 'value', 'amount', 'serial', 'serialNumber']);
+const SERIAL_KEYS = new Set(['serial', 'serialNumber']);
 
 type Json = Record<string, unknown>;
 
@@ -159,7 +160,7 @@ function transform(value: unknown, dialect: Dialect, key: string | null, root: b
 	}
 	if (key === null) return value;
 	if (dialect.numbers === 'string' && typeof value === 'number' && NUMBER_KEYS.has(key))
-		return key === 'serial' ? String(value) : value.toFixed(2);
+		return SERIAL_KEYS.has(key) ? String(value) : value.toFixed(2);
 	if (dialect.statusCase === 'lower' && key === 'status' && typeof value === 'string')
 		return value.toLowerCase();
 	return value;
@@ -168,3 +169,9 @@ function transform(value: unknown, dialect: Dialect, key: string | null, root: b
 /** A /v2 JSON answer as this dialect writes it: number types, status case, extra fields. */
 export const inDialect = (body: unknown, dialect: Dialect): unknown =>
 	transform(body, dialect, null, true);
+
+/** A webhook body as this dialect writes it: as a /v2 answer, and the event type in the statuses' case. */
+export function eventInDialect(type: string, data: unknown, dialect: Dialect): unknown {
+	const body = inDialect({ type, data }, dialect) as Json;
+	return dialect.statusCase === 'lower' ? { ...body, type: type.toLowerCase() } : body;
+}

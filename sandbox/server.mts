@@ -93,6 +93,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const log = (line: string) => opts.log(line);
 	const webhooks = createWebhooks({
 		targets: () => opts.webhooks,
+		dialect: () => opts.dialect,
 		timeFactor: () => opts.timeFactor,
 		timeoutMs: () => opts.deliveryTimeoutMs,
 		deliveries: state.deliveries,

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 
+import { eventInDialect, type Dialect } from './dialect.mts';
 import type { Scheduler } from './timers.mts';
 import type { DeliveryAttempt, WebhookEvent, WebhookTarget } from './types.mts';
 
@@ -21,6 +22,7 @@ function retryDelayMs(attempt: number, timeFactor: number): number {
 
 export interface WebhookContext {
 	targets(): readonly WebhookTarget[];
+	dialect(): Dialect;
 	timeFactor(): number;
 	timeoutMs(): number;
 	deliveries: DeliveryAttempt[];
@@ -107,7 +109,7 @@ export function createWebhooks(ctx: WebhookContext): Webhooks {
 		emit(event, data) {
 			if (closed) return;
 			// Serialised once: every copy and retry carries these very bytes.
-			const body = JSON.stringify({ type: event, data });
+			const body = JSON.stringify(eventInDialect(event, data, ctx.dialect()));
 			for (const target of ctx.targets()) {
 				if (target.events && !target.events.includes(event)) continue;
 				const signature = sign(target.secret, body);

@@ -13,9 +13,8 @@ import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 import { WEBHOOK_CREDENTIAL } from '../serviceProtocol/credentials';
 import {
 	hasSignatureShape,
-	openDelivery,
+	parseJsonObject,
 	verifySignature,
-	type Delivery,
 	type WebhookEvent,
 } from '../serviceProtocol/signature';
 import { voucherServiceWebhookSecretTest } from '../serviceProtocol/webhookSecretCheck';
@@ -27,7 +26,7 @@ import {
 	recordFirstSighting,
 	unsettledError,
 } from './deduplication';
-import { deduplicationKey, isWanted, type EventFilter } from './events';
+import { deduplicationKey, filterEvent, readEvent, type EventFilter } from './events';
 import { triggerProperties } from './properties';
 import { SecretCache } from './secretCache';
 import { UNSETTLED_ELECTION } from './unsettledElection';
@@ -48,13 +47,20 @@ type WebhookRequest = ReturnType<IWebhookFunctions['getRequestObject']>;
  */
 const UNAVAILABLE = 503;
 
+/*
+ * A signed event this node cannot read with certainty (docs/trigger.md): a 2xx would drop
+ * it for good, a 5xx brings it back once the workflow or the node can read it. 500: the
+ * failure is not expected to pass by itself.
+ */
+const UNREADABLE = 500;
+
 /**
  * Writes the answer ourselves so that n8n starts no execution. A 4xx is final for the
  * service; a 5xx makes it deliver again later.
  */
 function refuse(
 	this: IWebhookFunctions,
-	status: 400 | 401 | typeof UNAVAILABLE,
+	status: 400 | 401 | typeof UNAVAILABLE | typeof UNREADABLE,
 	message: string,
 ): IWebhookResponseData {
 	this.getResponseObject().status(status).send(message).end();
@@ -93,32 +99,29 @@ function secretCacheKey(this: IWebhookFunctions): string | undefined {
 }
 
 /**
- * Checks the signature against the cached secret, or a secret read for this request or
- * shared with others waiting (SecretCache has the rules). Undefined when the cache cannot
- * decide without a credential read it may not start yet. Throws when the read fails.
- * `known` collects the secrets tried, for masking them in a logged error.
+ * Whether the signature matches the cached secret, or a secret read for this request or
+ * shared with others waiting (SecretCache has the rules). One HMAC per secret tried, so one
+ * on a cache hit. Undefined when the cache cannot decide without a credential read it may
+ * not start yet. Throws when the read fails. `known` collects the secrets tried, for
+ * masking them in a logged error.
  */
-async function openWithSecret(
+async function checkSignature(
 	this: IWebhookFunctions,
 	request: WebhookRequest,
 	known: string[],
-): Promise<Delivery | undefined> {
+): Promise<boolean | undefined> {
 	const { rawBody } = request;
 	const header = request.headers.signature;
-	const read = () => readSecret.call(this);
-	const key = secretCacheKey.call(this);
-	if (key === undefined) {
-		const secret = await read();
-		known.push(secret);
-		return openDelivery(rawBody, header, secret);
-	}
 	const matches = (secret: string) => {
 		known.push(secret);
 		return verifySignature(rawBody, header, secret);
 	};
+	const read = () => readSecret.call(this);
+	const key = secretCacheKey.call(this);
+	if (key === undefined) return matches(await read());
 	const lookup = await webhookSecrets.check(key, matches, read);
 	if (lookup.outcome === 'undecided') return undefined;
-	return openDelivery(rawBody, header, lookup.secret);
+	return lookup.outcome === 'matched';
 }
 
 /*
@@ -146,6 +149,15 @@ function answerUnavailable(
 		{ workflowId: this.getWorkflow().id, node: this.getNode().name },
 	);
 	return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
+}
+
+/** Nothing about the event is remembered, so the service's retry is read afresh. */
+function answerUnreadable(this: IWebhookFunctions, why: string): IWebhookResponseData {
+	this.logger.warn(
+		`Voucher Service Trigger answered ${UNREADABLE} to a signed event, so the service will deliver it again: ${why}`,
+		{ workflowId: this.getWorkflow().id, node: this.getNode().name },
+	);
+	return refuse.call(this, UNREADABLE, 'Event not understood');
 }
 
 /**
@@ -187,22 +199,26 @@ function toItem(
 	};
 }
 
-function answerDelivery(
-	this: IWebhookFunctions,
-	request: WebhookRequest,
-	delivery: Delivery,
-): IWebhookResponseData {
-	if (delivery.status === 'unauthorized') return refuse.call(this, 401, 'Unauthorized');
-	if (delivery.status === 'malformed') return refuse.call(this, 400, 'Not a webhook event');
+/**
+ * Reads the event from the verified bytes only, never from a body n8n parsed earlier. Bytes
+ * that are not a JSON object hold no event to run: a retry would bring the same bytes.
+ */
+function answerVerified(this: IWebhookFunctions, request: WebhookRequest): IWebhookResponseData {
+	const body = parseJsonObject(request.rawBody);
+	if (body === undefined) return refuse.call(this, 400, 'Not a webhook event');
+	const reading = readEvent(body);
+	if ('unreadable' in reading) return answerUnreadable.call(this, reading.unreadable);
 
-	const { event } = delivery;
+	const { event } = reading;
 	const options = this.getNodeParameter('options', {}) as OutputOptions;
 	const filter: EventFilter = {
 		events: this.getNodeParameter('events', []) as string[],
 		orderStatuses: this.getNodeParameter('orderStatuses', []) as string[],
 		includeUnknownEvents: options.includeUnknownEvents === true,
 	};
-	if (!isWanted(event, filter)) return acknowledgeWithoutRunning('filtered');
+	const verdict = filterEvent(event, filter);
+	if (verdict === 'filtered') return acknowledgeWithoutRunning('filtered');
+	if (verdict !== 'run') return answerUnreadable.call(this, verdict.unreadable);
 
 	const key = deduplicationKey(event);
 	const item = toItem(event, key, request.rawBody, request.headers as IDataObject, options);
@@ -278,10 +294,11 @@ export class VoucherServiceTrigger implements INodeType {
 			// and the signature is over those bytes. A multipart body was consumed by n8n's
 			// form parser at either version: it has no raw bytes to check and stays a 401.
 			if (!request.rawBody && !request.readableEnded) await request.readRawBody();
-			const delivery = await openWithSecret.call(this, request, secrets);
+			const verified = await checkSignature.call(this, request, secrets);
 			// Forged deliveries beyond those the cache lets wait for its next read end here.
-			if (delivery === undefined) return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
-			return answerDelivery.call(this, request, delivery);
+			if (verified === undefined) return refuse.call(this, UNAVAILABLE, 'Service Unavailable');
+			if (!verified) return refuse.call(this, 401, 'Unauthorized');
+			return answerVerified.call(this, request);
 		} catch (error) {
 			return answerUnavailable.call(this, error, secrets);
 		}

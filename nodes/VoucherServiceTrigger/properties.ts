@@ -84,7 +84,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to start the workflow for signed events of a type this node does not know yet. They are never deduplicated.',
+					'Whether to start the workflow for signed events of a type this node does not know yet. They are never deduplicated. Off, they are answered with an error, so the service delivers them again.',
 			},
 		],
 	},

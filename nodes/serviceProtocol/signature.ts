@@ -70,18 +70,26 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The JSON object a body holds, or undefined when its bytes are not one. */
+export function parseJsonObject(rawBody: Buffer): Record<string, unknown> | undefined {
+	try {
+		const parsed: unknown = JSON.parse(rawBody.toString('utf8'));
+		return isJsonObject(parsed) ? parsed : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The event a parsed body holds: the spec gives every body a string `type` and an object `data`. */
+export function asWebhookEvent(body: Record<string, unknown>): WebhookEvent | undefined {
+	if (typeof body.type !== 'string' || !isJsonObject(body.data)) return undefined;
+	return { type: body.type, data: body.data };
+}
+
 /** The event is parsed from the verified bytes only, never from a body parsed earlier. */
 export function openDelivery(rawBody: unknown, header: unknown, secret: unknown): Delivery {
 	if (!verifySignature(rawBody, header, secret)) return { status: 'unauthorized' };
-
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse((rawBody as Buffer).toString('utf8'));
-	} catch {
-		return { status: 'malformed' };
-	}
-	if (!isJsonObject(parsed) || typeof parsed.type !== 'string' || !isJsonObject(parsed.data)) {
-		return { status: 'malformed' };
-	}
-	return { status: 'verified', event: { type: parsed.type, data: parsed.data } };
+	const body = parseJsonObject(rawBody as Buffer);
+	const event = body === undefined ? undefined : asWebhookEvent(body);
+	return event === undefined ? { status: 'malformed' } : { status: 'verified', event };
 }

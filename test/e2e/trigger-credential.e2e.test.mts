@@ -75,14 +75,15 @@ describe('trigger whose credential n8n cannot decrypt', () => {
 			type: 'VOUCHER_UPDATED',
 			data: { serialNumber: 9001, balance: 75 },
 		});
-		// Acknowledged without an execution; the trigger now keeps the secret it read.
+		// Verified, then answered 500 without an execution (an unknown type); the trigger now
+		// keeps the secret it read.
 		const unknownEvent = JSON.stringify({ type: 'WALLET_UPDATED', data: { currency: 'NGN' } });
-		expect(await postEvent(url, unknownEvent, SECRET)).toBe(200);
+		expect(await postEvent(url, unknownEvent, SECRET)).toBe(500);
 		const original = credential.read();
 		credential.write('not-an-encrypted-credential');
 		try {
 			// The kept secret matches: no read, so the damage does not show yet.
-			expect(await postEvent(url, unknownEvent, SECRET)).toBe(200);
+			expect(await postEvent(url, unknownEvent, SECRET)).toBe(500);
 			// Signed with another secret (say, a rotated one): read again, which fails.
 			expect(await postEvent(url, body, 'whsec_e2e_rotated')).toBe(503);
 			// That failed read dropped the kept secret: the right signature is read for, and fails.

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { startSandbox } from '../../sandbox/server.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
-import { DIALECTS, opaqueTemplateId } from '../../sandbox/dialect.mts';
+import {
+	DIALECTS,
+	eventInDialect,
+	opaqueTemplateId,
+	resolveDialect,
+} from '../../sandbox/dialect.mts';
 import { call, download, recipients } from './sandboxClient.mts';
 
 let sbx: Sandbox;
@@ -202,6 +207,35 @@ describe('dialect: shapes of the data', () => {
 		const again = await call(sbx, 'POST', '/v2/orders/recipients', recipients({ templateId: 3 }));
 		expect([again.status, again.body.statusCode]).toEqual([200, '05']);
 		expect(orders()).toHaveLength(0);
+	});
+});
+
+describe('dialect: webhook bodies', () => {
+	const data = {
+		serialNumber: 7000000000001,
+		balance: 1500,
+		orderNumber: 'ORD-1',
+		status: 'FAILED',
+	};
+
+	it('are as the spec shows them under the default', () => {
+		expect(eventInDialect('VOUCHER_UPDATED', data, resolveDialect())).toEqual({
+			type: 'VOUCHER_UPDATED',
+			data,
+		});
+	});
+
+	it("take the numbers, case and extra fields of the dialect, the type in the statuses' case", () => {
+		const body = eventInDialect(
+			'VOUCHER_UPDATED',
+			data,
+			resolveDialect({ numbers: 'string', statusCase: 'lower', extraFields: true }),
+		);
+		expect(body).toMatchObject({
+			type: 'voucher_updated',
+			data: { serialNumber: '7000000000001', balance: '1500.00', status: 'failed' },
+			traceId: expect.any(String),
+		});
 	});
 });
 

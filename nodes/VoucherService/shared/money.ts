@@ -25,14 +25,5 @@ export function formatNaira(kobo: number): string {
 	return `NGN ${naira.toLocaleString('en-US')}.${rest}`;
 }
 
-const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
-
-/**
- * A number the spec types as a number, read from a JSON number or from strict decimal text
- * ("30000.00"), as some services send money. Anything else is undefined: never a guess.
- */
-export function readDecimal(value: unknown): number | undefined {
-	if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-	if (typeof value === 'string' && DECIMAL_TEXT.test(value)) return Number(value);
-	return undefined;
-}
+// The service's numbers are read in one place, shared with the trigger.
+export { readDecimal } from '../../serviceProtocol/numbers';

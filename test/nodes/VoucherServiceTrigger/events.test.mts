@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import { deduplicationKey, isWanted } from '../../../nodes/VoucherServiceTrigger/events';
+import {
+	deduplicationKey,
+	filterEvent,
+	readEvent,
+} from '../../../nodes/VoucherServiceTrigger/events';
 
 const order = (status: string, orderNumber = 'ORD-1') => ({
 	type: 'ORDER_UPDATED',
@@ -31,7 +35,7 @@ describe('deduplicationKey', () => {
 	});
 });
 
-describe('isWanted', () => {
+describe('filterEvent', () => {
 	const filter = {
 		events: ['ORDER_UPDATED'],
 		orderStatuses: ['FAILED'],
@@ -39,15 +43,80 @@ describe('isWanted', () => {
 	};
 
 	it('applies the event and order status filters', () => {
-		expect(isWanted(order('FAILED'), filter)).toBe(true);
-		expect(isWanted(order('COMPLETED'), filter)).toBe(false);
-		expect(isWanted(voucher(1, 1), filter)).toBe(false);
+		expect(filterEvent(order('FAILED'), filter)).toBe('run');
+		expect(filterEvent(order('COMPLETED'), filter)).toBe('filtered');
+		expect(filterEvent(voucher(1, 1), filter)).toBe('filtered');
 	});
 
-	it('lets unknown types through only when asked to', () => {
+	it('runs an unknown status only when every status is selected; PROCESSING is known and filtered', () => {
+		const all = {
+			...filter,
+			orderStatuses: ['COMPLETED', 'PARTIALLY_COMPLETED', 'CANCELED', 'FAILED'],
+		};
+		expect(filterEvent(order('SUCCESS'), all)).toBe('run');
+		expect(filterEvent(order('SUCCESS'), filter)).toEqual({
+			unreadable: expect.stringContaining('"SUCCESS"'),
+		});
+		expect(filterEvent(order('PROCESSING'), all)).toBe('filtered');
+	});
+
+	it('runs unknown types only when asked to, and never acknowledges them unrun', () => {
 		const unknown = { type: 'WALLET_UPDATED', data: {} };
-		expect(isWanted(unknown, filter)).toBe(false);
-		expect(isWanted(unknown, { ...filter, includeUnknownEvents: true })).toBe(true);
+		expect(filterEvent(unknown, filter)).toEqual({
+			unreadable: expect.stringContaining('"WALLET_UPDATED"'),
+		});
+		expect(filterEvent(unknown, { ...filter, includeUnknownEvents: true })).toBe('run');
+	});
+
+	it('takes no inherited property of an object for a known type', () => {
+		for (const type of ['constructor', 'toString', '__proto__'])
+			expect(filterEvent({ type, data: {} }, filter)).toHaveProperty('unreadable');
 	});
 });
 
+describe('readEvent', () => {
+	const read = (body: Record<string, unknown>) => {
+		const reading = readEvent(body);
+		if (!('event' in reading)) throw new Error(reading.unreadable);
+		return reading.event;
+	};
+	const keyOf = (body: Record<string, unknown>) => deduplicationKey(read(body));
+
+	it('gives one key to an event in any case, with numbers as numbers or text', () => {
+		const orderKey = keyOf(order('COMPLETED'));
+		expect(
+			keyOf({ type: ' order_updated', data: { orderNumber: 'ORD-1', status: 'completed ' } }),
+		).toBe(orderKey);
+		expect(keyOf({ type: 'ORDER_UPDATED', data: { orderNumber: 12, status: 'FAILED' } })).toBe(
+			keyOf({ type: 'ORDER_UPDATED', data: { orderNumber: '12', status: 'Failed' } }),
+		);
+		const voucherKey = keyOf(voucher(12, 1500));
+		expect(voucherKey).toBe(JSON.stringify(['VOUCHER_UPDATED', 12, 1500]));
+		for (const [serial, balance] of [
+			['12', '1500'],
+			['12', '1500.00'],
+			[12, '1500.0'],
+		])
+			expect(keyOf({ type: 'Voucher_Updated', data: { serialNumber: serial, balance } })).toBe(
+				voucherKey,
+			);
+		expect(keyOf(voucher('12', '1500.01'))).not.toBe(voucherKey);
+	});
+
+	it('keeps what it cannot read as a number as sent', () => {
+		expect(read(voucher('12 ', 'NGN 1,500')).data).toMatchObject({
+			serialNumber: '12 ',
+			balance: 'NGN 1,500',
+		});
+	});
+
+	it('keeps an unknown type and its data as sent', () => {
+		const body = { type: 'wallet_updated', data: { status: 'ok', balance: '1.00' } };
+		expect(read(body)).toEqual(body);
+	});
+
+	it('finds no event without a string type and an object data', () => {
+		for (const body of [{ data: {} }, { type: 'ORDER_UPDATED', data: [] }, { type: 1, data: {} }])
+			expect(readEvent(body)).toHaveProperty('unreadable');
+	});
+});

@@ -30,12 +30,17 @@ export async function postDownloadOrder(sb: Sandbox, productCode: string): Promi
 	});
 }
 
-export async function postRecipientOrder(sb: Sandbox, productCode: string): Promise<void> {
+/** `templateId`: as the sandbox's dialect lists its first template. */
+export async function postRecipientOrder(
+	sb: Sandbox,
+	productCode: string,
+	templateId: number | string = 1,
+): Promise<void> {
 	await post(sb, '/v2/orders/recipients', {
 		reference: nextReference(),
 		productCode,
 		amount: 1000,
-		templateId: 1,
+		templateId,
 		recipients: [{ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.ng' }],
 	});
 }
