@@ -3,6 +3,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n
 import { TEMPLATES_PATH } from '../../serviceProtocol/api';
 import { listData } from '../transport/answerShape';
 import { VoucherApiClient } from '../transport/client';
+import { INTERACTIVE_PATIENCE_MS } from '../transport/retry';
 import { templateIdAsSent } from '../shared/validation';
 
 function templateOption(template: IDataObject): INodePropertyOptions {
@@ -26,7 +27,8 @@ function templateOption(template: IDataObject): INodePropertyOptions {
 
 /** Templates for the Template dropdown: the client's own and the global ones. */
 export async function getTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const client = new VoucherApiClient(this);
+	// Someone waits with the dropdown open: a gateway's refusals end it in seconds, not minutes.
+	const client = new VoucherApiClient(this, 1, INTERACTIVE_PATIENCE_MS);
 	const data = await client.request<unknown>({ method: 'GET', path: TEMPLATES_PATH });
 	// Not a list is an error the editor shows: "none found" would send the user to the dashboard.
 	const templates = listData(client.node, data, 'template list');

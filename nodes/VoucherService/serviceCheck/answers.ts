@@ -1,6 +1,13 @@
 import type { ObservedAnswer } from '../transport/client';
 import { asEnvelope, SUCCESS_CODE } from '../../serviceProtocol/api';
 import { REQUEST_TIMEOUT_MS } from '../transport/client';
+import {
+	INTERACTIVE_PATIENCE_MS,
+	isNotNow,
+	MAX_RETRY_AFTER_MS,
+	patienceInWords,
+	REFUSAL_PATIENCE_MS,
+} from '../transport/retry';
 import type { CheckItem } from './types';
 
 /*
@@ -59,7 +66,7 @@ const isError = (answer: ObservedAnswer) =>
 
 /** Statuses the transport reads by the status alone, whatever the body (see client.ts toEnvelope). */
 const readByStatus = (http: number) =>
-	http === 401 || http === 403 || http === 404 || http === 429 || http >= 500;
+	http === 401 || http === 403 || http === 404 || isNotNow(http) || http >= 500;
 
 /** The path as it can be shown: an order's reference is the check's own, made up. */
 const where = (answer: ObservedAnswer) => `GET ${answer.path}`;
@@ -94,6 +101,9 @@ export function errorBodiesCheck(answers: ObservedAnswer[]): CheckItem {
 	};
 }
 
+/** How long a refused request is sent again, as the checks tell it. */
+export const RESENT_FOR = `${patienceInWords(REFUSAL_PATIENCE_MS)} without an admission (${patienceInWords(INTERACTIVE_PATIENCE_MS)} for this check and the Template dropdown)`;
+
 const RATE_LIMIT_HEADER = /^(retry-after|x-ratelimit-[\w-]+|ratelimit(-[\w-]+)?)$/i;
 
 export function rateLimitCheck(answers: ObservedAnswer[]): CheckItem {
@@ -103,20 +113,26 @@ export function rateLimitCheck(answers: ObservedAnswer[]): CheckItem {
 			if (RATE_LIMIT_HEADER.test(name)) headers.set(name.toLowerCase(), String(value).slice(0, 60));
 		}
 	}
-	const refused = answers.filter((a) => a.httpStatus === 429).length;
+	const refused = answers.flatMap(({ httpStatus }) =>
+		httpStatus !== undefined && isNotNow(httpStatus) ? [httpStatus] : [],
+	);
+	const byStatus = [...new Set(refused)]
+		.sort((a, b) => a - b)
+		.map((http) => `${refused.filter((r) => r === http).length} HTTP ${http}`);
 	const listed = [...headers].map(([name, value]) => `${name}: ${value}`).join('; ');
 	const seen = [
-		refused > 0 ? `${refused} of ${answers.length} answers were HTTP 429.` : 'No HTTP 429.',
+		refused.length > 0
+			? `${refused.length} of ${answers.length} answers were refusals: ${byStatus.join(', ')}.`
+			: 'No refusal (HTTP 429, 502, 503 or 504).',
 		headers.size > 0
 			? `Rate-limit headers (last values): ${listed}.`
 			: 'No rate-limit header (Retry-After, X-RateLimit-*, RateLimit-*).',
 	].join(' ');
 	return {
 		check: 'Rate limits',
-		result: refused > 0 ? 'warning' : 'ok',
+		result: refused.length > 0 ? 'warning' : 'ok',
 		seen,
-		whatThePackageDoes:
-			'Slows down when the service refuses (429) or struggles (5xx, slow answers), and waits as long as it asks. A request refused with 429 is sent again later; a create only in a way that cannot buy twice.',
+		whatThePackageDoes: `Slows down when the service refuses (429; a gateway's 502, 503 or 504 is paced the same) or struggles (other 5xx, slow answers), and waits as long as it asks, up to ${MAX_RETRY_AFTER_MS / 1000} s. A refused request is sent again for up to ${RESENT_FOR}; a create only in a way that cannot buy twice.`,
 	};
 }
 

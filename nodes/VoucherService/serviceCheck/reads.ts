@@ -1,12 +1,11 @@
 import { orderPath, WALLETS_PATH } from '../../serviceProtocol/api';
 import type { ObservedAnswer } from '../transport/client';
 import { isVoucherApiError } from '../transport/errors';
-import { REFUSAL_PATIENCE_MS } from '../transport/retry';
 import type { Order } from '../orders/types';
 import type { WalletCheck } from '../orders/buy/walletCheck';
 import { formatNaira } from '../shared/money';
 import { templateIdAsSent } from '../shared/validation';
-import { dataOf, describeBody, describeRefusal, quoted } from './answers';
+import { dataOf, describeBody, describeRefusal, quoted, RESENT_FOR } from './answers';
 import type { CheckItem } from './types';
 
 /*
@@ -146,7 +145,7 @@ export function keysCheck(read: Read<WalletCheck>): CheckItem {
 			seen: `${seen} That was the last attempt.`,
 			whatThePackageDoes:
 				(kind === 'unavailable'
-					? `Resends a refused request at the pace the service admits, for up to ${REFUSAL_PATIENCE_MS / 60_000} minutes without an admission; then the item fails, saying whether a create was bought.`
+					? `Resends a refused request at the pace the service admits, for up to ${RESENT_FOR}; then the item fails, saying whether a create was bought.`
 					: 'Retries reads with growing pauses; while the service answers this way, orders fail.') +
 				' Try again later.' +
 				rest,

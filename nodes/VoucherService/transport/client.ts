@@ -13,6 +13,7 @@ import { readRateHints } from './ratePacing';
 import {
 	backoffDelay,
 	isNotNow,
+	patienceInWords,
 	READ_RETRY,
 	RefusalClock,
 	REFUSAL_PATIENCE_MS,
@@ -111,6 +112,8 @@ export class VoucherApiClient {
 	constructor(
 		private readonly context: ApiContext,
 		maxConcurrency = 1,
+		/** How long requests of a method may go without an admission: see retry.ts. */
+		private readonly patienceMs = REFUSAL_PATIENCE_MS,
 	) {
 		this.pacing = new AdaptiveConcurrency(maxConcurrency);
 		this.node = context.getNode();
@@ -140,7 +143,7 @@ export class VoucherApiClient {
 	/**
 	 * One attempt. Resolves with the envelope for any enveloped answer, throws otherwise.
 	 * "Not now" (see isNotNow) is sent again after the pacing's wait, using up no attempt, until
-	 * requests of its method have gone REFUSAL_PATIENCE_MS without an admission:
+	 * requests of its method have gone the patience without an admission:
 	 * - a read on any of them: reading again changes nothing;
 	 * - a create only on a 429, which a limiter answers before anything is processed, so the
 	 *   create is still to be made. A 502 or 504 may come after the service bought the order (a
@@ -158,7 +161,7 @@ export class VoucherApiClient {
 				if (http < 500) this.refusals.admitted(call.method);
 				return this.toEnvelope(response, call);
 			}
-			if (this.refusals.refused(call.method) >= REFUSAL_PATIENCE_MS)
+			if (this.refusals.refused(call.method) >= this.patienceMs)
 				throw this.notNowError('unavailable', http, call);
 			if (call.method !== 'GET' && http !== 429) throw this.notNowError('notNow', http, call);
 		}
@@ -316,9 +319,9 @@ export class VoucherApiClient {
 			...(kind === 'notNow'
 				? { message: `${who} answered "not now" (${status})` }
 				: {
-						message: `${who} refused every request for ${REFUSAL_PATIENCE_MS / 60_000} minutes (${status})`,
+						message: `${who} refused every request for ${patienceInWords(this.patienceMs)} (${status})`,
 						description:
-							'It answers so while it is rate limiting, overloaded or down. Run it again later.',
+							'It answers so while it is rate limiting, overloaded or down. Try again later.',
 					}),
 		});
 	}

@@ -6,7 +6,7 @@ export type FailureKind =
 	| 'network' // timeout, reset, refused: the request may or may not have been processed
 	| 'server' // HTTP 5xx other than 502, 503, 504
 	| 'notNow' // HTTP 502, 503 or 504 to a create: it may have been processed, so it is looked up
-	| 'unavailable' // HTTP 429, 502, 503 or 504 for REFUSAL_PATIENCE_MS: see retry.ts
+	| 'unavailable' // HTTP 429, 502, 503 or 504 for the client's patience: see retry.ts
 	| 'auth' // HTTP 401 / 403
 	| 'notFound' // HTTP 404 (but `04` where the caller accepts it)
 	| 'unreadable' // an answer that is not the envelope: whether it was processed cannot be told

@@ -32,6 +32,19 @@ export const CREATE_RETRY: BackoffPolicy = { attempts: 8, baseDelayMs: 200, maxD
  */
 export const REFUSAL_PATIENCE_MS = 5 * 60_000;
 
+/*
+ * The patience of reads a person sits waiting for: the Template dropdown and Service → Check.
+ * A gateway's short storm passes within it (nginx's burst refills in a second, an upstream
+ * restarts in seconds), and it leaves room for several of the pacing's probes; longer, the
+ * person learns more from an error than from a spinner. The probes grow apart (see
+ * ratePacing.ts), so the last may land a few seconds after it.
+ */
+export const INTERACTIVE_PATIENCE_MS = 10_000;
+
+/** A patience as the messages that report it give it. */
+export const patienceInWords = (ms: number) =>
+	ms >= 60_000 ? `${ms / 60_000} minutes` : `${ms / 1000} seconds`;
+
 const NOT_NOW = new Set([429, 502, 503, 504]);
 
 export const isNotNow = (httpStatus: number) => NOT_NOW.has(httpStatus);
@@ -58,7 +71,7 @@ export class RefusalClock {
 }
 
 /** Longest Retry-After we honour; a longer one is cut so a run cannot hang for hours. */
-const MAX_RETRY_AFTER_MS = 60_000;
+export const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * Exponential backoff with "equal jitter": half of the step is fixed so delays still grow,

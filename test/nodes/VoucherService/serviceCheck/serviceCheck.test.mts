@@ -102,7 +102,7 @@ describe('Service → Check against a service that answers as the spec says', ()
 		expect(byName['Unknown order'].whatThePackageDoes).toContain('Reads it as not found');
 		expect(byName['Error bodies'].seen).toContain('Not seen: HTTP 401, 403, 500');
 		expect(byName['Rate limits'].seen).toBe(
-			'No HTTP 429. No rate-limit header (Retry-After, X-RateLimit-*, RateLimit-*).',
+			'No refusal (HTTP 429, 502, 503 or 504). No rate-limit header (Retry-After, X-RateLimit-*, RateLimit-*).',
 		);
 		expect(byName['Answer times'].seen).toMatch(
 			/^4 answers: median \d+ ms, slowest \d+ ms \(GET \/v2\//,
@@ -326,7 +326,7 @@ describe('Service → Check: rate limits', () => {
 		expect(refused).toBeGreaterThan(0);
 		expect(byName['Rate limits']).toMatchObject({ result: 'warning' });
 		expect(byName['Rate limits'].seen).toContain(
-			`${refused} of ${apiRequests(sandbox).length} answers were HTTP 429.`,
+			`${refused} of ${apiRequests(sandbox).length} answers were refusals: ${refused} HTTP 429.`,
 		);
 		expect(byName['Rate limits'].seen).toContain('retry-after: 0');
 		for (const name of [
@@ -410,7 +410,9 @@ describe.each(Object.entries(DIALECTS))('Service → Check under the %s dialect'
 		if (dialect.rateLimit === undefined) expect(refused).toBe(0);
 		expect(byName['Rate limits'].result).toBe(refused > 0 ? 'warning' : 'ok');
 		expect(byName['Rate limits'].seen).toMatch(
-			refused > 0 ? new RegExp(`^${refused} of \\d+ answers were HTTP 429`) : /^No HTTP 429/,
+			refused > 0
+				? new RegExp(`^${refused} of \\d+ answers were refusals: ${refused} HTTP 429\\.`)
+				: /^No refusal/,
 		);
 	});
 });
@@ -447,7 +449,7 @@ describe('Service → Check: what it shows of an answer', () => {
 		]);
 		expect(item).toMatchObject({ check: 'Rate limits', result: 'ok' });
 		expect(item.seen).toBe(
-			'No HTTP 429. Rate-limit headers (last values): x-ratelimit-limit: 900; x-ratelimit-remaining: 898; ratelimit: limit=900, remaining=898, reset=42.',
+			'No refusal (HTTP 429, 502, 503 or 504). Rate-limit headers (last values): x-ratelimit-limit: 900; x-ratelimit-remaining: 898; ratelimit: limit=900, remaining=898, reset=42.',
 		);
 	});
 

@@ -26,7 +26,7 @@ const create = (reference: string) => ({
 
 const refusedForThePatience = (status: string) =>
 	new RegExp(
-		`the voucher service \\(or a gateway in front of it\\) refused every request for [\\d.]+ minutes \\(HTTP ${status}\\)$`,
+		`the voucher service \\(or a gateway in front of it\\) refused every request for 1.5 seconds \\(HTTP ${status}\\)$`,
 		'i',
 	);
 
