@@ -134,6 +134,12 @@ const MAX_WAIT_MS = 60_000;
 const REFUSALS_TO_CONFIRM = 3;
 
 /*
+ * Sporadic refusals at a learnt pace that make it forgotten: at a pace a limit keeps to, no
+ * request is refused while one sent after it is admitted.
+ */
+const SPORADIC_TO_FORGET = 3;
+
+/*
  * The rate a service admits is measured over this many periods of the pace, from the sends of
  * the last ADMISSIONS_KEPT admitted requests.
  */
@@ -153,8 +159,6 @@ interface Unconfirmed {
 	/** When it was answered. */
 	at: number;
 	hints: RateHints;
-	/** The pause before it, to go back to if it was sporadic. */
-	pausedBefore: number;
 	/** Requests sent after it and refused (or failed) too. */
 	refusedAfter: number;
 }
@@ -227,15 +231,16 @@ export class RatePacing {
 
 	private probeMs = MIN_PROBE_MS;
 
-	private firstProbeMs = 0;
+	/** The first probe's wait when it was guessed from the burst (the first refusal without hints). */
+	private guessedProbeMs?: number;
 
-	/** The probe in flight is the first of its refusal. */
-	private firstProbe = false;
+	/** The probe in flight waited the guess. */
+	private probingAtGuess = false;
 
 	/** The wait after which the last probe was admitted. */
 	private resumedAfterMs?: number;
 
-	/** The single probe in flight, while no other request may go (at most MAX_PROBE_MS). */
+	/** The single probe for a resumption, while no other request may go (at most MAX_PROBE_MS). */
 	private probeInFlight?: { sequence: number; sentAt: number };
 
 	private unconfirmed?: Unconfirmed;
@@ -251,9 +256,17 @@ export class RatePacing {
 
 	private retryAfterSeen = false;
 
+	/** Sporadic refusals at the learnt pace since the last that was not. */
+	private sporadicAtPace = 0;
+
 	private refusingSince?: number;
 
 	constructor(private readonly now: () => number = Date.now) {}
+
+	/** Whether the service has told how many requests its window still admits. */
+	told(): boolean {
+		return this.allowance !== undefined;
+	}
 
 	/** The earliest time the next request may be sent. */
 	nextSendAt(): number {
@@ -268,8 +281,10 @@ export class RatePacing {
 		let at = this.pausedUntil;
 		// Waiting for an answer: a probe's, the one that tells a refusal sporadic, or the ramp's.
 		if (this.probeInFlight) at = Math.max(at, this.probeInFlight.sentAt + MAX_PROBE_MS);
-		if (this.unconfirmed) at = Math.max(at, this.unconfirmed.at + MAX_PROBE_MS);
-		if (this.ramping && this.sentInCycle >= 2 * this.admittedInCycle && this.cycleInFlight())
+		// A refusal being told apart: its later requests' answers; with none out, one goes to tell.
+		if (this.unconfirmed && this.sentAfter(this.unconfirmed.sequence))
+			at = Math.max(at, this.unconfirmed.at + MAX_PROBE_MS);
+		if (this.sentInCycle >= this.rampCap() && this.cycleInFlight())
 			at = Math.max(at, this.cycleStart!.at + MAX_PROBE_MS);
 		if (this.allowance !== undefined && this.allowance <= 0)
 			at = Math.max(at, this.allowanceResetAt);
@@ -277,6 +292,17 @@ export class RatePacing {
 		if (periodMs !== undefined && this.cycleStart && this.sentInCycle >= this.cycle!.budget)
 			at = Math.max(at, this.cycleStart.at + periodMs * PERIOD_MARGIN);
 		return at;
+	}
+
+	/**
+	 * What a cycle may send before more of its answers are in, where what it admits is not known:
+	 * after a probe's admission, or beyond its budget while the period is not known. One, then
+	 * twice what was admitted beyond what is known.
+	 */
+	private rampCap(): number {
+		if (!this.cycle || (!this.ramping && this.cycle.periodMs !== undefined)) return Infinity;
+		const known = this.ramping ? 0 : this.cycle.budget;
+		return known + Math.max(1, 2 * (this.admittedInCycle - known));
 	}
 
 	private cycleInFlight(): boolean {
@@ -314,10 +340,7 @@ export class RatePacing {
 		this.sentInCycle++;
 		const sequence = ++this.sent;
 		this.unanswered.add(sequence);
-		// Probing: for a resumption, or for the period once the budget is out.
-		const periodUnknown =
-			this.cycle && periodMs === undefined && this.sentInCycle > this.cycle.budget;
-		if (this.awaitingResumption || periodUnknown) this.probeInFlight = { sequence, sentAt: now };
+		if (this.awaitingResumption) this.probeInFlight = { sequence, sentAt: now };
 		return sequence;
 	}
 
@@ -337,7 +360,7 @@ export class RatePacing {
 			if (outcome !== 'admitted') pending.refusedAfter++;
 			if (outcome === 'admitted' || !this.sentAfter(pending.sequence)) this.unconfirmed = undefined;
 			if (pending.refusedAfter >= REFUSALS_TO_CONFIRM) this.unconfirmed = undefined;
-			if (outcome === 'admitted') this.pausedUntil = pending.pausedBefore;
+			if (outcome === 'admitted') this.sporadic(now);
 			else if (!this.unconfirmed) this.refused(pending, pending.at);
 		}
 		if (outcome === 'failed') return;
@@ -345,16 +368,13 @@ export class RatePacing {
 		this.refusingSince ??= now;
 		// Refusals while one is being told apart belong to it.
 		if (this.unconfirmed || pending) return;
-		if (sequence >= this.cycleFirstSequence && this.sentAfter(sequence)) {
-			this.unconfirmed = {
-				sequence,
-				sentAt,
-				at: now,
-				hints,
-				pausedBefore: this.pausedUntil,
-				refusedAfter: 0,
-			};
-			if (hints.retryAfterMs !== undefined) this.pause(now + hints.retryAfterMs);
+		// Told apart by the requests sent after it that are out, or, for a Retry-After at no
+		// learnt pace, by one more sent at once: the wait it names would cost every request of a
+		// service that refuses some at random (a refusal without one is probed for anyway).
+		const unpaced = hints.retryAfterMs !== undefined && this.cycle === undefined;
+		const tell = this.sentAfter(sequence) || unpaced;
+		if (tell && sequence >= this.cycleFirstSequence && !this.awaitingResumption) {
+			this.unconfirmed = { sequence, sentAt, at: now, hints, refusedAfter: 0 };
 			return;
 		}
 		this.refused({ sequence, sentAt, hints }, now);
@@ -381,6 +401,17 @@ export class RatePacing {
 		else this.admittedInCycle++;
 	}
 
+	/**
+	 * A refusal that was sporadic is forgotten. A learnt pace at which they keep coming was
+	 * itself learnt from one that looked like a limit: it is forgotten too.
+	 */
+	private sporadic(now: number): void {
+		if (!this.cycle || ++this.sporadicAtPace < SPORADIC_TO_FORGET) return;
+		this.cycle = undefined;
+		this.beforeGrowth = undefined;
+		this.startCycle(now, false);
+	}
+
 	/** A refusal told from a sporadic one, as of `now`, when it came. */
 	private refused(
 		{
@@ -391,6 +422,7 @@ export class RatePacing {
 		now: number,
 	): void {
 		const ofThisCycle = sequence >= this.cycleFirstSequence;
+		this.sporadicAtPace = 0;
 		this.lastRefusedSentAt = Math.max(this.lastRefusedSentAt ?? sentAt, sentAt);
 		if (retryAfterMs !== undefined) {
 			this.retryAfterSeen = true;
@@ -465,10 +497,9 @@ export class RatePacing {
 			this.awaitingResumption = true;
 			this.ramping = false;
 			this.probeAnchor = this.lastAdmittedSentAt ?? now;
-			this.probeMs =
-				this.resumedAfterMs ??
-				Math.max(MIN_PROBE_MS, BURST_GUESS_MS / Math.max(1, this.admittedInCycle));
-			this.firstProbeMs = this.probeMs;
+			const guess = Math.max(MIN_PROBE_MS, BURST_GUESS_MS / Math.max(1, this.admittedInCycle));
+			this.probeMs = this.resumedAfterMs ?? guess;
+			this.guessedProbeMs = this.resumedAfterMs === undefined ? guess : undefined;
 			this.cycleFirstSequence = this.sent + 1;
 		}
 		this.pause(Math.max(now, this.probeAnchor + this.nextProbeWait()));
@@ -500,7 +531,7 @@ export class RatePacing {
 	}
 
 	private nextProbeWait(): number {
-		this.firstProbe = this.probeMs === this.firstProbeMs;
+		this.probingAtGuess = this.probeMs === this.guessedProbeMs;
 		const wait = this.probeMs;
 		this.probeMs = Math.min(MAX_PROBE_MS, this.probeMs * PROBE_GROWTH);
 		return wait;
@@ -516,10 +547,10 @@ export class RatePacing {
 		this.cycleStart!.since = this.lastRefusedSentAt;
 		this.sentInCycle = this.sent - sequence + 1;
 		this.admittedInCycle = 1;
-		if (this.firstProbe && periodMs === undefined) {
-			// Admitted at the first wait: a bucket that gives back requests one by one (a window
-			// gives back all at its end, which the first wait, a share of a second, rarely
-			// reaches). Its rate is taken as the burst per second, as the first wait was.
+		if (this.probingAtGuess && periodMs === undefined) {
+			// Admitted at the guessed wait: a bucket that gives back requests one by one (a window
+			// gives back all at its end, which the guess, a share of a second, rarely
+			// reaches). Its rate is taken as the burst per second, as the guess was.
 			const budget = Math.max(1, Math.floor((this.resumedAfterMs * burst) / BURST_GUESS_MS));
 			this.cycle = { budget, periodMs: this.resumedAfterMs };
 		} else {

@@ -87,6 +87,20 @@ describe('adaptive concurrency', () => {
 		expect(p.inFlight).toHaveLength(8);
 	});
 
+	it('starts at 16 once the service has told how many requests it admits', async () => {
+		let now = 1_000;
+		const pacer = new AdaptiveConcurrency(32, () => now);
+		const opening = await pacer.acquire();
+		now += 10;
+		const hints = { limit: 100, remaining: 99, resetAt: now + 1_000 };
+		pacer.release(opening, { overloaded: false, hints });
+		let granted = 0;
+		for (let i = 0; i < 100; i++) void pacer.acquire().then(() => granted++);
+		await Promise.resolve();
+		await Promise.resolve();
+		expect(granted).toBe(16);
+	});
+
 	it('goes no further than the Maximum Concurrency in its rounds', async () => {
 		const p = await pacerOn(3);
 		expect(await p.ask(100)).toBe(2);
@@ -191,6 +205,9 @@ describe('adaptive concurrency', () => {
 		const first = await pacer.acquire();
 		const pausedAt = Date.now();
 		pacer.release(first, { overloaded: false, refused: true, hints: { retryAfterMs: 150 } });
+		// One goes at once to tell the refusal from a sporadic one; refused too, the wait holds.
+		const tell = await pacer.acquire();
+		pacer.release(tell, { overloaded: false, refused: true, hints: { retryAfterMs: 150 } });
 		await pacer.acquire();
 		expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(145);
 	});

@@ -115,6 +115,11 @@ describe('rate pacing', () => {
 		const refused = p.send();
 		for (const a of admitted) p.pacer.onAnswer(a.sequence, a.sentAt, 'admitted');
 		p.pacer.onAnswer(refused.sequence, refused.sentAt, 'refused', { retryAfterMs: 2_000 });
+		// Nothing sent after it is out, and no pace learnt: one request tells it from a sporadic one.
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+		const tell = p.send();
+		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000);
+		p.pacer.onAnswer(tell.sequence, tell.sentAt, 'refused', { retryAfterMs: 2_000 });
 		expect(p.pacer.nextSendAt()).toBe(NOW + 2_000);
 		p.tick(2_000);
 		const cycle = [p.send(), p.send(), p.send()];
@@ -163,6 +168,22 @@ describe('rate pacing', () => {
 			const next = p.send();
 			p.pacer.onAnswer(next.sequence, next.sentAt, 'admitted');
 			expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now()); // nothing was learnt
+		}
+	});
+
+	it('tells a lone Retry-After refusal at no learnt pace with one request at once: admitted, it is forgotten', () => {
+		const p = pacerOn();
+		const admitted = [p.send(), p.send()];
+		const refused = p.send();
+		for (const a of admitted) p.pacer.onAnswer(a.sequence, a.sentAt, 'admitted');
+		p.pacer.onAnswer(refused.sequence, refused.sentAt, 'refused', { retryAfterMs: 1_000 });
+		const tell = p.send();
+		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000); // it alone
+		p.tick(25);
+		p.pacer.onAnswer(tell.sequence, tell.sentAt, 'admitted');
+		for (let i = 0; i < 50; i++) {
+			expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+			p.send();
 		}
 	});
 
@@ -219,8 +240,10 @@ describe('rate pacing', () => {
 
 	it('holds requests back at most a minute when the clock is set back', () => {
 		const p = pacerOn();
-		const a = p.send();
-		p.pacer.onAnswer(a.sequence, a.sentAt, 'refused', { retryAfterMs: 2_000 });
+		for (let i = 0; i < 2; i++) {
+			const refused = p.send(); // the second tells the first from a sporadic refusal
+			p.pacer.onAnswer(refused.sequence, refused.sentAt, 'refused', { retryAfterMs: 2_000 });
+		}
 		p.tick(-600_000);
 		expect(p.pacer.nextSendAt()).toBe(p.now() + 60_000);
 		p.tick(60_000);

@@ -29,15 +29,17 @@ export interface SimulatedRun {
 /** A limit, or random faults with no limit behind them. */
 export type Service = { limit: RateLimitOptions } | { faults: FaultOptions };
 
-const START = 1_700_000_000_000;
+const EPOCH = 1_700_000_000_000;
 
 type Answer = { outcome: 'admitted' | 'refused' | 'failed'; headers: Record<string, string> };
 
 export async function simulate(
 	service: Service,
 	rows: number,
-	{ latencyMs = 25, seed = 1 } = {},
+	{ latencyMs = 25, seed = 1, startMs = 0 } = {},
 ): Promise<SimulatedRun> {
+	// Where the run starts on the clock: a fixed window's grid is on it.
+	const START = EPOCH + startMs;
 	vi.useFakeTimers({ now: START, loopLimit: 10_000_000 });
 	try {
 		const pacing = new AdaptiveConcurrency(DEFAULT_CONCURRENCY);
