@@ -1,47 +1,50 @@
-// Rate limits (issue #25): Order → Create per row, four fields mapped, default settings,
-// against a sandbox that limits /v2 and commits nothing on a 429, and that accepts a used
+// Rate limits (issues #25, #32): Order → Create per row, four fields mapped, default settings,
+// against a sandbox that limits /v2 and commits nothing on a refusal, and that accepts a used
 // Reference (so a resend that bought twice would show as a double).
 //   npm run bench:ratelimit
 // (vitest, because the n8n-core runner of the tests needs its module aliases.)
 // For each rate, as a token bucket (burst of one second) and as a fixed window of
 // BENCH_WINDOW_SECONDS (default 3, windows on the clock's grid), signalled with Retry-After,
 // with rate-limit headers on every answer (X-RateLimit-* with Reset in epoch seconds for the
-// window, RateLimit-* with Reset in seconds left for the bucket) and with nothing: rows
-// failed, wall against the floor (the time the limit needs to admit what it admitted, from
-// the first request on), 429s as a share of requests, and doubles.
+// window, RateLimit-* with Reset in seconds left for the bucket) and with nothing; then the
+// gateway shapes of issue #32, nginx's limit_req (5/s burst 5 and 20/s burst 10, nodelay),
+// refusing with 503 (its default) and with 429, its HTML page and no Retry-After: rows failed,
+// wall against the floor (the time the limit needs to admit what it admitted, from the first
+// request on), refusals as a share of requests, and doubles. Last, a service with no limit that
+// refuses a tenth of requests at random with Retry-After: 1, against the same run with that
+// tenth answered 500 (one seed, so the same requests): the wall of each.
 // Env: BENCH_DIST, BENCH_LATENCY_MS (default 25), BENCH_RATES (default 1,2,5,20,100),
-//      BENCH_WINDOW_SECONDS, BENCH_ROWS_PER_RATE (default 12: rows = max(20, 12 × rate)).
+//      BENCH_WINDOW_SECONDS, BENCH_ROWS_PER_RATE (default 12: rows = max(20, 12 × rate)),
+//      BENCH_GATEWAYS (rate/burst pairs, default 5/5,20/10; empty skips them),
+//      BENCH_RANDOM_ROWS (default 1000; 0 skips the random refusals).
 import { test } from 'vitest';
 
 import { beginRun, conditionsTable, fmt, machine, print, say } from './report.mts';
+import { floorMs } from '../sandbox/rateLimit.mts';
 import { startSandbox } from '../sandbox/server.mts';
-import type { RateLimitOptions } from '../sandbox/server.mts';
+import type { FaultOptions, RateLimitOptions } from '../sandbox/server.mts';
 import { createOrders, envList } from './builtNode.mts';
 
 const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 25);
 const RATES = envList(process.env.BENCH_RATES, [1, 2, 5, 20, 100]);
 const WINDOW_SECONDS = Number(process.env.BENCH_WINDOW_SECONDS ?? 3);
 const ROWS_PER_RATE = Number(process.env.BENCH_ROWS_PER_RATE ?? 12);
+const GATEWAYS = (process.env.BENCH_GATEWAYS ?? '5/5,20/10')
+	.split(',')
+	.filter(Boolean)
+	.map((pair) => pair.split('/').map(Number));
+const RANDOM_ROWS = Number(process.env.BENCH_RANDOM_ROWS ?? 1000);
 
-const GOALS = { wallOverFloor: 1.25, refusedShare: 0.1 };
+const GOALS = { wallOverFloor: 1.25, refusedShare: 0.1, randomOverErrors: 1.5 };
 
 type Signal = 'retryAfter' | 'headers' | 'none';
 const SIGNALS: Signal[] = ['retryAfter', 'headers', 'none'];
-const KINDS: Array<RateLimitOptions['kind']> = ['tokenBucket', 'fixedWindow'];
+const KINDS = ['tokenBucket', 'fixedWindow'] as const;
 
-function limitOf(kind: RateLimitOptions['kind'], signal: Signal, rate: number): RateLimitOptions {
+function limitOf(kind: (typeof KINDS)[number], signal: Signal, rate: number): RateLimitOptions {
 	const seconds = kind === 'fixedWindow' ? WINDOW_SECONDS : 1;
 	const told = kind === 'fixedWindow' ? 'xRateLimit' : 'rateLimit';
 	return { kind, requests: rate * seconds, seconds, signal: signal === 'headers' ? told : signal };
-}
-
-/** What the limit needs to admit `admitted` requests, the first one counted at `firstAt` (ms). */
-function floorMs({ kind, requests, seconds }: RateLimitOptions, admitted: number, firstAt: number) {
-	const length = seconds * 1000;
-	if (kind === 'tokenBucket') return (Math.max(0, admitted - requests) / requests) * length;
-	const windows = Math.ceil(admitted / requests);
-	if (windows <= 1) return 0;
-	return Math.ceil(firstAt / length) * length - firstAt + (windows - 2) * length;
 }
 
 const sandbox = await startSandbox({
@@ -52,15 +55,16 @@ const sandbox = await startSandbox({
 });
 
 let run = 0;
-async function once(limit: RateLimitOptions | null, rows: number) {
-	sandbox.configure({ rateLimit: limit });
+async function once(limit: RateLimitOptions | null, rows: number, faults: FaultOptions = {}) {
+	sandbox.configure({ rateLimit: limit, faults });
 	sandbox.reset();
 	run++;
 	const { result, wallMs } = await createOrders(sandbox, `limit${run}`, rows, true);
 	const out = result.items[0] ?? [];
 	const failed = result.error ? rows : out.filter((item) => item.json.error).length;
 	const requests = sandbox.state.requests.filter((entry) => entry.path.startsWith('/v2'));
-	const refused = requests.filter((entry) => entry.status === 429).length;
+	const refusal = limit?.kind === 'leakyBucket' ? (limit.status ?? 503) : 429;
+	const refused = requests.filter((entry) => entry.status === refusal).length;
 	const perReference = new Map<string | null, number>();
 	for (const { kind, reference } of sandbox.state.ledger)
 		if (kind === 'debit') perReference.set(reference, (perReference.get(reference) ?? 0) + 1);
@@ -71,43 +75,81 @@ async function once(limit: RateLimitOptions | null, rows: number) {
 	return { wallMs, failed, refused, requests: requests.length, doubles, floor };
 }
 
-test('rate limits: rows failed, wall against the floor, 429s', async () => {
+test('rate limits: rows failed, wall against the floor, refusals', async () => {
 	await beginRun();
 	say(machine());
 	await once(null, 50); // warm-up: n8n runtime, JIT
 	const lines = [
-		'| Limit | Signal | Rows | Rows failed | Wall ÷ floor | 429s, share of requests | Doubles | Goals |',
+		'| Limit | Signal | Rows | Rows failed | Wall ÷ floor | Refused, share of requests | Doubles | Goals |',
 		'|---|---|---|---|---|---|---|---|',
 	];
 	let missed = 0;
+	const cell = async (name: string, signal: string, limit: RateLimitOptions, rows: number) => {
+		say(`${name}, ${signal}: ${rows} rows`);
+		const r = await once(limit, rows);
+		const ratio = r.floor > 0 ? r.wallMs / r.floor : Infinity;
+		const share = r.refused / r.requests;
+		const goals = {
+			'0 failed': r.failed === 0,
+			[`wall ≤ ${GOALS.wallOverFloor} × floor`]: ratio <= GOALS.wallOverFloor,
+			[`refused ≤ ${GOALS.refusedShare * 100} %`]: share <= GOALS.refusedShare,
+			'0 doubles': r.doubles === 0,
+		};
+		const misses = Object.entries(goals).filter(([, met]) => !met);
+		missed += misses.length;
+		lines.push(
+			`| ${name} | ${signal} | ${rows} | ${r.failed} | ${fmt(ratio, 2)} × (${fmt(r.wallMs / 1000, 1)} s ÷ ${fmt(r.floor / 1000, 1)} s) | ${fmt(share * 100, 0)} % (${r.refused} of ${r.requests}) | ${r.doubles} | ${misses.length === 0 ? 'met' : `MISSED: ${misses.map(([goal]) => goal).join(', ')}`} |`,
+		);
+	};
 	for (const kind of KINDS)
 		for (const rate of RATES)
 			for (const signal of SIGNALS) {
 				const limit = limitOf(kind, signal, rate);
-				const rows = Math.max(20, ROWS_PER_RATE * rate);
-				say(`${kind} ${rate}/s ${signal}: ${rows} rows`);
-				const r = await once(limit, rows);
-				const ratio = r.floor > 0 ? r.wallMs / r.floor : Infinity;
-				const share = r.refused / r.requests;
-				const goals = {
-					'0 failed': r.failed === 0,
-					[`wall ≤ ${GOALS.wallOverFloor} × floor`]: ratio <= GOALS.wallOverFloor,
-					[`429s ≤ ${GOALS.refusedShare * 100} %`]: share <= GOALS.refusedShare,
-					'0 doubles': r.doubles === 0,
-				};
-				const misses = Object.entries(goals).filter(([, met]) => !met);
-				missed += misses.length;
 				const name =
 					kind === 'fixedWindow'
 						? `${limit.requests} per ${limit.seconds} s fixed window`
 						: `${rate}/s token bucket`;
-				lines.push(
-					`| ${name} | ${limit.signal} | ${rows} | ${r.failed} | ${fmt(ratio, 2)} × (${fmt(r.wallMs / 1000, 1)} s ÷ ${fmt(r.floor / 1000, 1)} s) | ${fmt(share * 100, 0)} % (${r.refused} of ${r.requests}) | ${r.doubles} | ${misses.length === 0 ? 'met' : `MISSED: ${misses.map(([goal]) => goal).join(', ')}`} |`,
-				);
+				await cell(name, limit.signal, limit, Math.max(20, ROWS_PER_RATE * rate));
 			}
+	for (const [rate, burst] of GATEWAYS)
+		for (const status of [503, 429] as const)
+			await cell(
+				`nginx limit_req ${rate}/s, burst ${burst}, nodelay`,
+				`${status}, HTML, no Retry-After`,
+				{ kind: 'leakyBucket', requests: rate, seconds: 1, burst, status, signal: 'none' },
+				Math.max(20, ROWS_PER_RATE * rate),
+			);
 	print(
-		`### Rate limits, Order → Create per row (${LATENCY} ms answers; goals: 0 failed, wall ≤ ${GOALS.wallOverFloor} × floor, 429s ≤ ${GOALS.refusedShare * 100} %, 0 doubles)\n\n${lines.join('\n')}`,
+		`### Rate limits, Order → Create per row (${LATENCY} ms answers; goals: 0 failed, wall ≤ ${GOALS.wallOverFloor} × floor, refused ≤ ${GOALS.refusedShare * 100} % of requests from the first, 0 doubles) — ${machine()}\n\n${lines.join('\n')}`,
 	);
+	if (RANDOM_ROWS > 0) {
+		// One seed for both: the same requests draw the refusal and the 500.
+		say(`random refusals: ${RANDOM_ROWS} rows, 429 then 500`);
+		const refusals = await once(null, RANDOM_ROWS, {
+			rateLimitRate: 0.1,
+			retryAfterSeconds: 1,
+			seed: 32,
+		});
+		const errors = await once(null, RANDOM_ROWS, { errorRate: 0.1, seed: 32 });
+		const ratio = refusals.wallMs / errors.wallMs;
+		const met =
+			ratio <= GOALS.randomOverErrors &&
+			refusals.failed + errors.failed === 0 &&
+			refusals.doubles + errors.doubles === 0;
+		if (!met) missed++;
+		print(
+			[
+				`### A tenth refused at random, no limit behind it (${RANDOM_ROWS} rows; goal: wall ≤ ${GOALS.randomOverErrors} × the run with that tenth answered 500, 0 failed, 0 doubles)`,
+				'',
+				'| Answer to a tenth of requests | Wall | Requests | Rows failed | Doubles |',
+				'|---|---|---|---|---|',
+				`| 429, Retry-After: 1 | ${fmt(refusals.wallMs / 1000, 2)} s | ${refusals.requests} | ${refusals.failed} | ${refusals.doubles} |`,
+				`| 500 | ${fmt(errors.wallMs / 1000, 2)} s | ${errors.requests} | ${errors.failed} | ${errors.doubles} |`,
+				'',
+				`429s ÷ 500s: ${fmt(ratio, 2)} × — ${met ? 'met' : 'MISSED'}`,
+			].join('\n'),
+		);
+	}
 	print(`${missed === 0 ? 'All goals met.' : `${missed} goal(s) MISSED.`}`);
 	print(conditionsTable('bench:ratelimit'));
 	await sandbox.close();

@@ -103,16 +103,20 @@ function isGateway(v: unknown): boolean {
 
 function isRateLimit(v: unknown): boolean {
 	const r = v as RateLimitOptions;
+	const keys = ['kind', 'requests', 'seconds', 'signal'];
+	if (r?.kind === 'leakyBucket') keys.push('burst', 'status');
 	return (
 		typeof r === 'object' &&
 		r !== null &&
-		Object.keys(r).every((key) => ['kind', 'requests', 'seconds', 'signal'].includes(key)) &&
-		(r.kind === 'tokenBucket' || r.kind === 'fixedWindow') &&
+		Object.keys(r).every((key) => keys.includes(key)) &&
+		['tokenBucket', 'fixedWindow', 'leakyBucket'].includes(r.kind) &&
 		isNumber(r.requests) &&
 		r.requests > 0 &&
 		isNumber(r.seconds) &&
 		r.seconds > 0 &&
-		['retryAfter', 'xRateLimit', 'rateLimit', 'none'].includes(r.signal)
+		['retryAfter', 'xRateLimit', 'rateLimit', 'none'].includes(r.signal) &&
+		(r.burst === undefined || isInt(r.burst, 0)) &&
+		(r.status === undefined || r.status === 429 || r.status === 503)
 	);
 }
 
@@ -172,7 +176,7 @@ export function applyOptions(
 			case 'rateLimit':
 				check(
 					v === null || isRateLimit(v),
-					'rateLimit must be null or { kind: tokenBucket | fixedWindow, requests > 0, seconds > 0, signal: retryAfter | xRateLimit | rateLimit | none }',
+					'rateLimit must be null or { kind: tokenBucket | fixedWindow | leakyBucket, requests > 0, seconds > 0, signal: retryAfter | xRateLimit | rateLimit | none }, a leakyBucket with burst (integer >= 0) and status (429 | 503)',
 				);
 				break;
 			case 'acceptDuplicateReferences':

@@ -1,8 +1,11 @@
+import { text } from './http.mts';
+import type { Reply } from './http.mts';
 import type { RateLimitOptions } from './types.mts';
 
 /**
- * Rate limits as API gateways enforce them. A request over the limit is answered 429 before
- * anything is processed. How the limit shows (`signal`):
+ * Rate limits as API gateways enforce them. A request over the limit is refused before
+ * anything is processed: 429 `Too Many Requests`, or as nginx's `limit_req` refuses (the leaky
+ * bucket), 503 or 429 with its HTML error page. How the limit shows (`signal`):
  * - `retryAfter`: `Retry-After` in whole seconds (at least 1, as HTTP allows only those) on a 429;
  * - `xRateLimit`: `X-RateLimit-Limit/Remaining/Reset` on every answer, Reset in epoch seconds;
  * - `rateLimit`: `RateLimit-Limit/Remaining/Reset` and `RateLimit-Policy` on every answer,
@@ -12,6 +15,8 @@ import type { RateLimitOptions } from './types.mts';
 export interface RateLimiter {
 	/** Counts one request: whether it is admitted, and the headers its answer carries. */
 	admit(): { admitted: boolean; headers: Record<string, string> };
+	/** The answer to a refused request, without the limit's headers. */
+	readonly refusal: Reply;
 }
 
 interface Window {
@@ -63,12 +68,75 @@ function fixedWindow(requests: number, seconds: number, now: () => number): () =
 	};
 }
 
+/**
+ * nginx's `limit_req` with `nodelay`: `burst` requests beyond the rate are admitted at once,
+ * then one every `seconds / requests`. Its `excess` counts the requests beyond the rate still
+ * to drain; a refused request changes nothing.
+ */
+function leakyBucket(
+	requests: number,
+	seconds: number,
+	burst: number,
+	now: () => number,
+): () => Window {
+	const perMs = requests / (seconds * 1000);
+	let excess = 0;
+	let last: number | undefined;
+	return () => {
+		const t = now();
+		const next = last === undefined ? 0 : Math.max(0, excess - (t - last) * perMs + 1);
+		const admitted = next <= burst;
+		if (admitted) {
+			excess = next;
+			last = t;
+		}
+		const drained = Math.max(0, excess - (t - (last ?? t)) * perMs);
+		return {
+			admitted,
+			limit: burst + 1,
+			remaining: Math.floor(burst - drained),
+			resetAt: t + drained / perMs,
+			retryAt: t + Math.max(0, drained + 1 - burst) / perMs,
+		};
+	};
+}
+
+/** Requests a limit admits at once, from rest. */
+const capacity = ({ kind, requests, burst = 0 }: RateLimitOptions) =>
+	kind === 'leakyBucket' ? burst + 1 : requests;
+
+/**
+ * The least time a limit needs to admit `admitted` requests, the first counted at `firstAt`
+ * (ms on the clock: a fixed window's grid is on it, so its first window may be partly gone).
+ */
+export function floorMs(limit: RateLimitOptions, admitted: number, firstAt: number): number {
+	const length = limit.seconds * 1000;
+	if (limit.kind !== 'fixedWindow')
+		return (Math.max(0, admitted - capacity(limit)) / limit.requests) * length;
+	const windows = Math.ceil(admitted / limit.requests);
+	if (windows <= 1) return 0;
+	return Math.ceil(firstAt / length) * length - firstAt + (windows - 2) * length;
+}
+
+/** nginx's error page for a status, as limit_req sends it. */
+const NGINX_TITLES = { 429: '429 Too Many Requests', 503: '503 Service Temporarily Unavailable' };
+const nginxPage = (status: 429 | 503) =>
+	text(
+		status,
+		`<html>\r\n<head><title>${NGINX_TITLES[status]}</title></head>\r\n<body>\r\n<center><h1>${NGINX_TITLES[status]}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+		{ 'content-type': 'text/html' },
+	);
+
 const wholeSeconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
 
 export function createRateLimiter(options: RateLimitOptions, now = () => Date.now()): RateLimiter {
-	const { kind, requests, seconds, signal } = options;
-	const count = (kind === 'fixedWindow' ? fixedWindow : tokenBucket)(requests, seconds, now);
+	const { kind, requests, seconds, signal, burst = 0, status = 503 } = options;
+	const count =
+		kind === 'leakyBucket'
+			? leakyBucket(requests, seconds, burst, now)
+			: (kind === 'fixedWindow' ? fixedWindow : tokenBucket)(requests, seconds, now);
 	return {
+		refusal: kind === 'leakyBucket' ? nginxPage(status) : text(429, 'Too Many Requests'),
 		admit() {
 			const w = count();
 			const t = now();

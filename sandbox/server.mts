@@ -196,7 +196,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (rateLimiter) {
 			const { admitted, headers } = rateLimiter.admit();
 			limitHeaders = headers;
-			if (!admitted) return finish(text(429, 'Too Many Requests'));
+			if (!admitted) return finish(rateLimiter.refusal);
 		}
 		const fault = rollFault(path, method);
 		entry.fault = fault;

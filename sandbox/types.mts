@@ -128,11 +128,18 @@ export interface FaultOptions {
 }
 
 export interface RateLimitOptions {
-	kind: 'tokenBucket' | 'fixedWindow';
-	/** Admitted per `seconds`: a token bucket's burst and refill, or a fixed window's allowance. */
+	kind: 'tokenBucket' | 'fixedWindow' | 'leakyBucket';
+	/**
+	 * Admitted per `seconds`: a token bucket's burst and refill, a fixed window's allowance, or a
+	 * leaky bucket's rate.
+	 */
 	requests: number;
 	seconds: number;
 	signal: 'retryAfter' | 'xRateLimit' | 'rateLimit' | 'none';
+	/** A leaky bucket's burst: admitted at once beyond the one its rate admits (nginx's `burst`). */
+	burst?: number;
+	/** A leaky bucket's refusal: 503 (nginx's default) or 429. */
+	status?: 429 | 503;
 }
 
 export interface WebhookTarget {

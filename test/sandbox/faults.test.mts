@@ -49,6 +49,19 @@ describe('faults before processing', () => {
 		sbx.configure({ faults: { rateLimitRate: 1 } });
 		expect((await call(sbx, 'GET', '/v2/countries')).headers['retry-after']).toBe('1');
 	});
+
+	it('random refusals and random 500s of one seed fall on the same requests (bench:ratelimit compares them)', async () => {
+		const faulted = async (faults: object, status: number) => {
+			sbx.configure({ faults });
+			const statuses: number[] = [];
+			for (let i = 0; i < 60; i++) statuses.push((await call(sbx, 'GET', '/v2/countries')).status);
+			return statuses.flatMap((s, i) => (s === status ? [i] : []));
+		};
+		const refused = await faulted({ rateLimitRate: 0.1, seed: 7 }, 429);
+		expect(refused.length).toBeGreaterThan(0);
+		expect(refused.length).toBeLessThan(15);
+		expect(await faulted({ errorRate: 0.1, seed: 7 }, 500)).toEqual(refused);
+	});
 });
 
 describe('faults after commit', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { createRateLimiter } from '../../sandbox/rateLimit.mts';
+import { createRateLimiter, floorMs } from '../../sandbox/rateLimit.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { RateLimitOptions, Sandbox } from '../../sandbox/server.mts';
 import { call, download } from './sandboxClient.mts';
@@ -78,6 +78,43 @@ describe('sandbox rate limits, on a moved clock', () => {
 		});
 	});
 
+	it('a leaky bucket (nginx limit_req, nodelay) admits 1 + burst at once, then one per 1/rate; a refusal changes nothing', () => {
+		const l = limiterOn({ kind: 'leakyBucket', requests: 5, seconds: 1, burst: 5, signal: 'none' });
+		expect(l.admitted(20)).toBe(6);
+		l.tick(199);
+		expect(l.admitted(1)).toBe(0);
+		l.tick(1); // one drained every 200 ms, however many were refused meanwhile
+		expect(l.admitted(5)).toBe(1);
+		l.tick(1_000);
+		expect(l.admitted(20)).toBe(5);
+		l.tick(10_000);
+		expect(l.admitted(20)).toBe(6);
+		const none = limiterOn({ kind: 'leakyBucket', requests: 2, seconds: 1, signal: 'none' });
+		expect(none.admitted(3)).toBe(1);
+		none.tick(500);
+		expect(none.admitted(3)).toBe(1);
+	});
+
+	it('the floor: what a limit needs to admit n requests from the first on', () => {
+		const now = 1_700_000_000_000;
+		const leaky = {
+			kind: 'leakyBucket',
+			requests: 20,
+			seconds: 1,
+			burst: 10,
+			signal: 'none',
+		} as const;
+		expect(floorMs(leaky, 11, now)).toBe(0);
+		expect(floorMs(leaky, 31, now)).toBe(1_000);
+		const bucket = { kind: 'tokenBucket', requests: 5, seconds: 1, signal: 'none' } as const;
+		expect(floorMs(bucket, 15, now)).toBe(2_000);
+		const window = { kind: 'fixedWindow', requests: 3, seconds: 3, signal: 'none' } as const;
+		const gridStart = 3_000 * 566_666_667;
+		expect(floorMs(window, 3, gridStart + 1_000)).toBe(0);
+		// The first window's end, then one more window: the third's three come at its start.
+		expect(floorMs(window, 7, gridStart + 1_000)).toBe(2_000 + 3_000);
+	});
+
 	it('no signal: a bare refusal', () => {
 		const l = limiterOn({ kind: 'tokenBucket', requests: 1, seconds: 1, signal: 'none' });
 		l.admit();
@@ -131,6 +168,28 @@ describe('a rate-limited sandbox over HTTP', () => {
 		expect(sbx.state.ledger.filter((e) => e.kind === 'debit')).toHaveLength(2);
 	});
 
+	it('a leaky bucket refuses as nginx does: 503 and its HTML page by default, 429 if told, never Retry-After', async () => {
+		sbx.configure({
+			rateLimit: { kind: 'leakyBucket', requests: 1, seconds: 60, burst: 1, signal: 'none' },
+		});
+		for (const reference of ['lb-1', 'lb-2'])
+			expect((await call(sbx, 'POST', '/v2/orders', download({ reference }))).status).toBe(200);
+		const refused = await call(sbx, 'POST', '/v2/orders', download({ reference: 'lb-3' }));
+		expect(refused.status).toBe(503);
+		expect(refused.headers['content-type']).toBe('text/html');
+		expect(refused.headers['retry-after']).toBeUndefined();
+		expect(refused.text).toContain('<title>503 Service Temporarily Unavailable</title>');
+		expect(refused.text).toContain('<center>nginx</center>');
+		expect([...sbx.state.orders.keys()]).toEqual(['lb-1', 'lb-2']);
+		sbx.configure({
+			rateLimit: { kind: 'leakyBucket', requests: 1, seconds: 60, status: 429, signal: 'none' },
+		});
+		await call(sbx, 'GET', '/v2/countries');
+		const busy = await call(sbx, 'GET', '/v2/countries');
+		expect(busy.status).toBe(429);
+		expect(busy.text).toContain('<title>429 Too Many Requests</title>');
+	});
+
 	it('refuses a malformed rateLimit option', () => {
 		expect(() =>
 			sbx.configure({
@@ -142,5 +201,11 @@ describe('a rate-limited sandbox over HTTP', () => {
 				rateLimit: { kind: 'fixedWindow', requests: 0, seconds: 1, signal: 'none' },
 			}),
 		).toThrow(/rateLimit must be/);
+		for (const bad of [
+			{ kind: 'tokenBucket', requests: 1, seconds: 1, signal: 'none', burst: 2 },
+			{ kind: 'leakyBucket', requests: 1, seconds: 1, signal: 'none', burst: 1.5 },
+			{ kind: 'leakyBucket', requests: 1, seconds: 1, signal: 'none', status: 500 },
+		])
+			expect(() => sbx.configure({ rateLimit: bad as never })).toThrow(/rateLimit must be/);
 	});
 });

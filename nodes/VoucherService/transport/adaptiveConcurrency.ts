@@ -4,12 +4,23 @@ import { RatePacing } from './ratePacing';
 import type { RateHints } from './ratePacing';
 
 /**
- * Requests allowed in flight before the service has answered anything. Half the default
- * ceiling: a start of 4 cost a 100-row run a quarter of its time and drew no fewer 429s from a
- * rate-limited service than a start of 32 (bench:pacing, bench/RESULTS.md), and a campaign's
- * first look-ups go out 32 at once anyway.
+ * The slow start's first round after the opening request, which goes alone. Until a round at
+ * Maximum Concurrency is answered (or the first sign of overload, or the service tells its
+ * allowance), each round doubles and starts only when every answer of the last is in: a round
+ * sent before the answers that end the last is refused whole by a limit they reached. So a
+ * limit that tells nothing refuses, before the pacing knows of it, at most the round that finds
+ * it (1 + 2 + 4 …), where a start of 16 had 15 of a one-a-second limit's first 17 refused. A
+ * service without limit pays the rounds, a few round trips an execution (bench:pacing,
+ * bench/RESULTS.md).
  */
-export const START_LIMIT = 16;
+export const START_LIMIT = 1;
+
+/**
+ * The slow start's limit once the service has told its allowance (Remaining, Reset): a start of
+ * 4 cost a 100-row run a quarter of its time and drew no fewer 429s from a rate-limited service
+ * than a start of 32 (bench:pacing, bench/RESULTS.md).
+ */
+const TOLD_START = 16;
 
 /*
  * Answers this much slower than the fastest seen, on average over about a round, are read
@@ -27,7 +38,10 @@ const WAKE_CHECK_MS = 1_000;
 export interface Answer {
 	/** 5xx or no answer at all. */
 	overloaded: boolean;
-	/** HTTP 429: the rate pacing, not the limit on requests in flight, answers it. */
+	/**
+	 * "Not now": HTTP 429, or a gateway's 502, 503 or 504. The rate pacing, not the limit on
+	 * requests in flight, answers it.
+	 */
 	refused?: boolean;
 	/** What the answer's headers said about the rate limit. */
 	hints?: RateHints;
@@ -41,6 +55,8 @@ export interface Slot {
 	readonly inFlightAtStart: number;
 	/** The rate pacing's number for it. */
 	readonly rateSequence: number;
+	/** The round of the slow start it was sent in; none for a burst slot or after the rounds. */
+	readonly round?: number;
 }
 
 /**
@@ -50,7 +66,7 @@ export interface Slot {
  * round (additive increase). A 5xx, a network error or an answer much slower than the
  * fastest seen halves it at once (multiplicative decrease), at most once per round.
  * It never exceeds `maxLimit`, the user's Maximum Concurrency. Every request also waits
- * for the RatePacing's time, which answers 429s: a rate limit is not a full service.
+ * for the RatePacing's time, which answers refusals: a rate limit is not a full service.
  */
 export class AdaptiveConcurrency {
 	private limit: number;
@@ -65,6 +81,15 @@ export class AdaptiveConcurrency {
 	private answered = false;
 
 	private slowStart = true;
+
+	/** The current round of the slow start, and what it may still send; the opening one goes alone. */
+	private round = 0;
+
+	private roundLeft = 0;
+
+	private roundAtMax = false;
+
+	private roundsOver = false;
 
 	/** Clean answers since the limit last grew, in additive increase. */
 	private cleanAnswers = 0;
@@ -107,7 +132,7 @@ export class AdaptiveConcurrency {
 	 * clean lets what follows start near that pace instead of ramping up from START_LIMIT again.
 	 */
 	async acquire(burst = false): Promise<Slot> {
-		if (burst && this.inFlight < this.maxLimit && this.timeToSend()) return this.take();
+		if (burst && this.inFlight < this.maxLimit && this.timeToSend()) return this.take(true);
 		if (this.waiting.length === 0 && this.canStart()) return this.take();
 		const granted = new Promise<Slot>((resolve) => this.waiting.push(resolve));
 		this.scheduleWake();
@@ -127,10 +152,14 @@ export class AdaptiveConcurrency {
 			(this.recentLatencyMs ?? 0) > LATENCY_FACTOR * this.minLatencyMs + LATENCY_SLACK_MS;
 		if (answer.overloaded || slow) {
 			this.decrease(slot);
-		} else if (this.inFlight + 1 >= this.limit || slot.inFlightAtStart >= this.limit) {
+		} else if (
+			this.inFlight + 1 >= this.limit ||
+			slot.inFlightAtStart >= this.limit ||
+			(slot.round === this.round && this.roundLeft <= 0)
+		) {
 			// Only a limit that was in use has been tested; an idle one does not grow. A burst
 			// request sent with more in flight than the limit tested it too, even when the
-			// other answers of its window are already back.
+			// other answers of its window are already back; so did every answer of a full round.
 			this.grow();
 		}
 		this.dispatch();
@@ -163,7 +192,34 @@ export class AdaptiveConcurrency {
 	}
 
 	private canStart(): boolean {
-		return this.inFlight < this.limit && this.timeToSend();
+		return this.inFlight < this.limit && this.timeToSend() && this.roundOpen();
+	}
+
+	/**
+	 * In the slow start, until a round at Maximum Concurrency is answered, requests go in rounds;
+	 * once the service has told how many it admits, the rate pacing keeps to that, and the
+	 * slow start goes on from TOLD_START.
+	 */
+	private inRounds(): boolean {
+		if (this.slowStart && !this.roundsOver && this.rate.told()) {
+			this.roundsOver = true;
+			this.limit = Math.max(this.limit, Math.min(TOLD_START, this.maxLimit));
+		}
+		return this.slowStart && !this.roundsOver;
+	}
+
+	/** A round starts once every answer of the last is in. */
+	private roundOpen(): boolean {
+		if (!this.inRounds()) return true;
+		if (this.inFlight > 0) return this.roundLeft > 0;
+		if (this.roundAtMax) {
+			this.roundsOver = true;
+			return true;
+		}
+		this.round++;
+		this.roundLeft = this.limit;
+		this.roundAtMax = this.limit >= this.maxLimit;
+		return true;
 	}
 
 	/**
@@ -174,13 +230,16 @@ export class AdaptiveConcurrency {
 		return (this.answered || this.inFlight === 0) && this.now() >= this.rate.nextSendAt();
 	}
 
-	private take(): Slot {
+	private take(burst = false): Slot {
 		this.inFlight++;
+		const inRound = !burst && this.inRounds();
+		if (inRound) this.roundLeft--;
 		return {
 			sequence: ++this.started,
 			startedAt: this.now(),
 			inFlightAtStart: this.inFlight,
 			rateSequence: this.rate.onSend(),
+			round: inRound ? this.round : undefined,
 		};
 	}
 
@@ -206,7 +265,7 @@ export class AdaptiveConcurrency {
 		}
 		if (at >= this.wakeAt) return;
 		this.wakeAt = at;
-		void sleep(at - now).then(() => {
+		void sleep(Math.ceil(at - now)).then(() => {
 			if (this.wakeAt === at) this.wakeAt = Infinity;
 			this.dispatch();
 		});

@@ -59,21 +59,53 @@ describe('adaptive concurrency', () => {
 		pacer.release(granted[0], { overloaded: false });
 		await Promise.resolve();
 		await Promise.resolve();
-		expect(granted).toHaveLength(5);
+		expect(granted).toHaveLength(1 + 2 * START_LIMIT); // then a round of two
 	});
 
-	it(`starts at ${START_LIMIT} in flight and doubles per round of fast, clean answers`, async () => {
-		const p = await pacerOn(8 * START_LIMIT);
-		expect(await p.ask(1000)).toBe(START_LIMIT);
-		await p.answerAll(20);
-		expect(p.inFlight).toHaveLength(2 * START_LIMIT);
+	it('doubles per round of fast, clean answers after the opening request', async () => {
+		const p = await pacerOn(32);
+		expect(await p.ask(1000)).toBe(2 * START_LIMIT);
 		await p.answerAll(20);
 		expect(p.inFlight).toHaveLength(4 * START_LIMIT);
+		await p.answerAll(20);
+		expect(p.inFlight).toHaveLength(8 * START_LIMIT);
 	});
 
-	it('starts at the Maximum Concurrency when that is lower', async () => {
+	it('starts a round of the slow start only when every answer of the last is in', async () => {
+		const p = await pacerOn(32);
+		await p.ask(1000);
+		await p.answerAll(20); // a round of 4
+		await p.ask(0);
+		const [last, ...rest] = p.inFlight.splice(0);
+		expect(rest).toHaveLength(3);
+		for (const slot of rest) p.pacer.release(slot, { overloaded: false });
+		await p.ask(0);
+		// A limit reached by the answers already in would refuse the whole next round.
+		expect(p.inFlight).toEqual([]);
+		p.pacer.release(last, { overloaded: false });
+		await p.ask(0);
+		expect(p.inFlight).toHaveLength(8);
+	});
+
+	it('starts at 16 once the service has told how many requests it admits', async () => {
+		let now = 1_000;
+		const pacer = new AdaptiveConcurrency(32, () => now);
+		const opening = await pacer.acquire();
+		now += 10;
+		const hints = { limit: 100, remaining: 99, resetAt: now + 1_000 };
+		pacer.release(opening, { overloaded: false, hints });
+		let granted = 0;
+		for (let i = 0; i < 100; i++) void pacer.acquire().then(() => granted++);
+		await Promise.resolve();
+		await Promise.resolve();
+		expect(granted).toBe(16);
+	});
+
+	it('goes no further than the Maximum Concurrency in its rounds', async () => {
 		const p = await pacerOn(3);
-		expect(await p.ask(100)).toBe(3);
+		expect(await p.ask(100)).toBe(2);
+		await p.answerAll(20);
+		expect(p.inFlight).toHaveLength(3);
 	});
 
 	it('never exceeds the Maximum Concurrency', async () => {
@@ -84,13 +116,13 @@ describe('adaptive concurrency', () => {
 		expect(p.pacer.currentLimit).toBe(6);
 	});
 
-	it('halves once per round on 429/5xx, then grows by one per round', async () => {
-		const p = await pacerOn(8 * START_LIMIT);
+	it('halves once per round on 5xx, then grows by one per round', async () => {
+		const p = await pacerOn(32);
 		await p.ask(1000);
 		await p.answerAll(20);
-		await p.answerAll(20); // 4 × START_LIMIT in flight
+		await p.answerAll(20); // 8 in flight
 		await p.answerAll(20, true); // the whole round overloaded: one halving, not one per answer
-		const halved = 2 * START_LIMIT;
+		const halved = 4;
 		expect(p.pacer.currentLimit).toBe(halved);
 		expect(p.inFlight).toHaveLength(halved);
 		await p.answerAll(20);
@@ -100,11 +132,11 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('treats a round of answers far slower than the fastest seen as overload', async () => {
-		const p = await pacerOn(8 * START_LIMIT);
+		const p = await pacerOn(32);
 		await p.ask(1000);
-		await p.answerAll(10); // limit 2 × START_LIMIT, fastest answer 10 ms
+		await p.answerAll(10); // limit 4, fastest answer 10 ms
 		await p.answerAll(500);
-		expect(p.pacer.currentLimit).toBeLessThan(2 * START_LIMIT);
+		expect(p.pacer.currentLimit).toBeLessThan(4);
 	});
 
 	it('does not halve for one slow answer among fast ones (a busy host, not a busy service)', async () => {
@@ -122,12 +154,15 @@ describe('adaptive concurrency', () => {
 
 	it('does not grow a limit the node is not using', async () => {
 		const p = await pacerOn(32);
-		await p.ask(2);
+		await p.ask(6);
+		await p.answerAll(10);
+		await p.ask(0); // the round of 4 granted
+		await p.answerAll(10); // limit 8, of which 2 are needed from now on
 		for (let round = 0; round < 5; round++) {
+			await p.ask(2);
 			await p.answerAll(10);
-			await p.ask(2 - p.inFlight.length);
 		}
-		expect(p.pacer.currentLimit).toBe(START_LIMIT);
+		expect(p.pacer.currentLimit).toBe(8);
 	});
 
 	it('grants a burst window at once, and a clean burst lets what follows start at its size', async () => {
@@ -141,8 +176,8 @@ describe('adaptive concurrency', () => {
 	});
 
 	it('grows after a burst no further than the window it tested, plus one', async () => {
-		const window = START_LIMIT + 4;
-		const p = await pacerOn(8 * START_LIMIT);
+		const window = 5;
+		const p = await pacerOn(32);
 		expect(await p.ask(window, true)).toBe(window);
 		await p.answerAll(25);
 		expect(p.pacer.currentLimit).toBe(window + 1);
@@ -159,7 +194,7 @@ describe('adaptive concurrency', () => {
 		const [first, ...rest] = p.inFlight.splice(0);
 		p.pacer.release(first, { overloaded: false, refused: true, hints: { retryAfterMs: 1_000 } });
 		for (const slot of rest) p.pacer.release(slot, { overloaded: false, refused: true });
-		expect(p.pacer.currentLimit).toBe(START_LIMIT);
+		expect(p.pacer.currentLimit).toBe(2); // as the opening request left it
 		expect(await p.ask(1, true)).toBe(0);
 		p.tick(1_000);
 		expect(await p.ask(1, true)).toBe(1);
@@ -170,6 +205,9 @@ describe('adaptive concurrency', () => {
 		const first = await pacer.acquire();
 		const pausedAt = Date.now();
 		pacer.release(first, { overloaded: false, refused: true, hints: { retryAfterMs: 150 } });
+		// One goes at once to tell the refusal from a sporadic one; refused too, the wait holds.
+		const tell = await pacer.acquire();
+		pacer.release(tell, { overloaded: false, refused: true, hints: { retryAfterMs: 150 } });
 		await pacer.acquire();
 		expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(145);
 	});

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
 import { readRateHints, RatePacing } from '../../../../nodes/VoucherService/transport/ratePacing';
-import type { RateLimitOptions } from '../../../../sandbox/server.mts';
-import { simulate } from './ratePacingSimulation.mts';
 
 const NOW = 1_700_000_000_000;
 
@@ -132,7 +130,7 @@ describe('rate pacing', () => {
 		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
 	});
 
-	it('sends no more than Remaining (less what was sent since) before Reset, then the Limit', () => {
+	it('sends no more than Remaining (less what was sent since) before Reset, then one, whose answer tells the new window', () => {
 		const p = pacerOn();
 		const first = p.send();
 		p.send(); // sent after `first` was counted
@@ -145,11 +143,21 @@ describe('rate pacing', () => {
 		p.send(); // 3 - 1 - 2 = 0 left
 		expect(p.pacer.nextSendAt()).toBe(NOW + 1_000);
 		p.tick(1_000);
-		for (let i = 0; i < 5; i++) {
+		// A token bucket's Reset is when it is full, had nothing been sent meanwhile: not a count.
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+		const opening = p.send();
+		expect(p.pacer.nextSendAt()).toBeGreaterThan(p.now());
+		p.tick(20);
+		p.pacer.onAnswer(opening.sequence, opening.sentAt, 'admitted', {
+			limit: 5,
+			remaining: 2,
+			resetAt: p.now() + 1_000,
+		});
+		for (let i = 0; i < 2; i++) {
 			expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
 			p.send();
 		}
-		expect(p.pacer.nextSendAt()).toBeGreaterThan(p.now());
+		expect(p.pacer.nextSendAt()).toBe(p.now() + 1_000);
 	});
 
 	it('holds every request for a Retry-After, then sends what the last cycle admitted', () => {
@@ -158,6 +166,11 @@ describe('rate pacing', () => {
 		const refused = p.send();
 		for (const a of admitted) p.pacer.onAnswer(a.sequence, a.sentAt, 'admitted');
 		p.pacer.onAnswer(refused.sequence, refused.sentAt, 'refused', { retryAfterMs: 2_000 });
+		// Nothing sent after it is out, and no pace learnt: one request tells it from a sporadic one.
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+		const tell = p.send();
+		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000);
+		p.pacer.onAnswer(tell.sequence, tell.sentAt, 'refused', { retryAfterMs: 2_000 });
 		expect(p.pacer.nextSendAt()).toBe(NOW + 2_000);
 		p.tick(2_000);
 		const cycle = [p.send(), p.send(), p.send()];
@@ -179,16 +192,87 @@ describe('rate pacing', () => {
 		const b = p.send();
 		p.pacer.onAnswer(a.sequence, a.sentAt, 'admitted');
 		p.pacer.onAnswer(b.sequence, b.sentAt, 'refused');
-		expect(p.pacer.nextSendAt()).toBe(NOW + 200);
-		p.tick(200);
+		// One request's share of a second of what was admitted at once, from the admitted send.
+		expect(p.pacer.nextSendAt()).toBe(NOW + 1_000);
+		p.tick(1_000);
 		const probe = p.send();
 		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000); // until it is answered
 		p.pacer.onAnswer(probe.sequence, probe.sentAt, 'refused');
-		expect(p.pacer.nextSendAt()).toBe(NOW + 520); // 200, then 1.6 × 200
-		p.tick(320);
+		expect(p.pacer.nextSendAt()).toBe(NOW + 1_600); // 1.6 × the first wait
+		p.tick(600);
 		const second = p.send();
 		p.pacer.onAnswer(second.sequence, second.sentAt, 'admitted');
+		// One came back in 1.6 s from the last admission: one every 1.6 s, and a margin.
+		expect(p.pacer.nextSendAt()).toBe(NOW + 1_600 + 1_600 * 1.02);
+	});
+
+	it('forgets a refusal when a request sent after it is admitted: a sporadic one slows nothing', () => {
+		const p = pacerOn();
+		const [refused, later, last] = [p.send(), p.send(), p.send()];
+		p.pacer.onAnswer(refused.sequence, refused.sentAt, 'refused', { retryAfterMs: 1_000 });
+		expect(p.pacer.nextSendAt()).toBeGreaterThan(p.now()); // until a later request tells
+		p.tick(5);
+		p.pacer.onAnswer(later.sequence, later.sentAt, 'admitted');
 		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+		p.pacer.onAnswer(last.sequence, last.sentAt, 'admitted');
+		for (let i = 0; i < 100; i++) {
+			const next = p.send();
+			p.pacer.onAnswer(next.sequence, next.sentAt, 'admitted');
+			expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now()); // nothing was learnt
+		}
+	});
+
+	it('tells a lone Retry-After refusal at no learnt pace with one request at once: admitted, it is forgotten', () => {
+		const p = pacerOn();
+		const admitted = [p.send(), p.send()];
+		const refused = p.send();
+		for (const a of admitted) p.pacer.onAnswer(a.sequence, a.sentAt, 'admitted');
+		p.pacer.onAnswer(refused.sequence, refused.sentAt, 'refused', { retryAfterMs: 1_000 });
+		const tell = p.send();
+		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000); // it alone
+		p.tick(25);
+		p.pacer.onAnswer(tell.sequence, tell.sentAt, 'admitted');
+		for (let i = 0; i < 50; i++) {
+			expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+			p.send();
+		}
+	});
+
+	it('learns from a refusal once three requests sent after it are refused too', () => {
+		const p = pacerOn();
+		const admitted = [p.send(), p.send()];
+		const refused = [p.send(), p.send(), p.send(), p.send(), p.send()];
+		for (const a of admitted) p.pacer.onAnswer(a.sequence, a.sentAt, 'admitted');
+		p.pacer.onAnswer(refused[0].sequence, refused[0].sentAt, 'refused', { retryAfterMs: 2_000 });
+		for (const r of refused.slice(1, 3)) p.pacer.onAnswer(r.sequence, r.sentAt, 'refused');
+		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000); // still to be told
+		p.pacer.onAnswer(refused[3].sequence, refused[3].sentAt, 'refused');
+		expect(p.pacer.nextSendAt()).toBe(NOW + 2_000);
+		p.tick(2_000);
+		p.send();
+		p.send(); // what the cycle admitted
+		p.send(); // a single probe for the period
+		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000);
+	});
+
+	it('after a refusal storm without hints, sends one probe at a time, each later, until one is admitted', () => {
+		const p = pacerOn();
+		const burst = Array.from({ length: 10 }, () => p.send());
+		p.tick(25);
+		p.pacer.onAnswer(burst[0].sequence, burst[0].sentAt, 'admitted');
+		for (const r of burst.slice(1)) p.pacer.onAnswer(r.sequence, r.sentAt, 'refused');
+		const probesAt: number[] = [];
+		for (let i = 0; i < 6; i++) {
+			p.tick(Math.max(0, p.pacer.nextSendAt() - p.now()));
+			const probe = p.send();
+			probesAt.push(probe.sentAt);
+			expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000); // it alone
+			p.tick(25);
+			p.pacer.onAnswer(probe.sequence, probe.sentAt, i < 5 ? 'refused' : 'admitted');
+		}
+		const gaps = probesAt.slice(1).map((at, i) => at - probesAt[i]);
+		for (let i = 1; i < gaps.length; i++) expect(gaps[i]).toBeGreaterThan(gaps[i - 1]);
+		expect(p.pacer.nextSendAt()).toBeLessThan(p.now() + 59_000); // admitted: no longer alone
 	});
 
 	it('learns a period of at most a minute from a cycle that ended late', () => {
@@ -207,8 +291,10 @@ describe('rate pacing', () => {
 
 	it('holds requests back at most a minute when the clock is set back', () => {
 		const p = pacerOn();
-		const a = p.send();
-		p.pacer.onAnswer(a.sequence, a.sentAt, 'refused', { retryAfterMs: 2_000 });
+		for (let i = 0; i < 2; i++) {
+			const refused = p.send(); // the second tells the first from a sporadic refusal
+			p.pacer.onAnswer(refused.sequence, refused.sentAt, 'refused', { retryAfterMs: 2_000 });
+		}
 		p.tick(-600_000);
 		expect(p.pacer.nextSendAt()).toBe(p.now() + 60_000);
 		p.tick(60_000);
@@ -227,31 +313,5 @@ describe('rate pacing', () => {
 		const c = p.send();
 		p.pacer.onAnswer(c.sequence, c.sentAt, 'admitted');
 		expect(p.pacer.refusedForMs()).toBe(0);
-	});
-});
-
-/*
- * Whole runs against the sandbox's limiter on a simulated clock (25 ms answers, 16 in flight).
- * The first burst, sent before any answer, draws refusals where nothing tells the limit;
- * after it few are refused.
- */
-describe('rate pacing against simulated limits', () => {
-	const cases: Array<[RateLimitOptions['kind'], RateLimitOptions['signal'], number]> = [];
-	for (const kind of ['tokenBucket', 'fixedWindow'] as const)
-		for (const signal of ['retryAfter', 'xRateLimit', 'rateLimit', 'none'] as const)
-			for (const rate of [5, 20, 100]) cases.push([kind, signal, rate]);
-
-	it.each(cases)('%s, %s, %i/s: near the floor, few refusals', (kind, signal, rate) => {
-		const seconds = kind === 'fixedWindow' ? 3 : 1;
-		const rows = 12 * rate;
-		const run = simulate({ kind, requests: rate * seconds, seconds, signal }, rows);
-		const told = signal === 'xRateLimit' || signal === 'rateLimit';
-		const firstBurst = Math.max(0, 16 - rate * seconds);
-		// With no hint, a budget is grown now and then to find the limit, and refused at the top.
-		const learning = signal === 'none' ? 0.2 : 0.1;
-		expect(run.refused).toBeLessThanOrEqual(told ? 0 : firstBurst + learning * rows);
-		// A token bucket's Reset in whole epoch seconds can cost up to a second per refill.
-		const slack = kind === 'tokenBucket' && signal === 'xRateLimit' ? 2 : 1.4;
-		expect(run.wallMs).toBeLessThanOrEqual(slack * run.floorMs + 500);
 	});
 });

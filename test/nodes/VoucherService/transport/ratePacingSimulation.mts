@@ -1,82 +1,106 @@
 /**
- * A run of the rate pacing against the sandbox's rate limiter, on a simulated clock: `rows`
- * requests, each resent on 429 until admitted, at most `concurrency` in flight (the first
- * alone, as AdaptiveConcurrency sends it), each answered `latencyMs` after it is sent (the
- * limiter counts it halfway).
+ * A run of the node's pacing (AdaptiveConcurrency and its RatePacing, as they are) against the
+ * sandbox's rate limiters and faults, on vitest's fake clock: `rows` creates, Maximum
+ * Concurrency at its default, each answered `latencyMs` after it is sent (the limiter counts
+ * it halfway). A refusal is sent again at the pacing's time; a 500 is followed by a look-up,
+ * then, after the create's backoff, by the create again, as placeOrder does.
  */
-import { readRateHints, RatePacing } from '../../../../nodes/VoucherService/transport/ratePacing';
-import { createRateLimiter } from '../../../../sandbox/rateLimit.mts';
-import type { RateLimitOptions } from '../../../../sandbox/server.mts';
+import { vi } from 'vitest';
+
+import { AdaptiveConcurrency } from '../../../../nodes/VoucherService/transport/adaptiveConcurrency';
+import { readRateHints } from '../../../../nodes/VoucherService/transport/ratePacing';
+import { backoffDelay, CREATE_RETRY } from '../../../../nodes/VoucherService/transport/retry';
+import {
+	DEFAULT_CONCURRENCY,
+	mapWithConcurrency,
+} from '../../../../nodes/VoucherService/shared/concurrency';
+import { createFaultRoller } from '../../../../sandbox/faults.mts';
+import { createRateLimiter, floorMs } from '../../../../sandbox/rateLimit.mts';
+import type { FaultOptions, RateLimitOptions } from '../../../../sandbox/server.mts';
 
 export interface SimulatedRun {
 	wallMs: number;
+	/** What the limit needs to admit what it admitted; 0 without a limit. */
 	floorMs: number;
 	refused: number;
 	requests: number;
 }
 
-/**
- * The time a limit needs to admit `admitted` requests from the first one on, sent at `firstAt`
- * (a fixed window's grid is on the clock, so its first window may be partly gone).
- */
-function floorMs(
-	{ kind, requests, seconds }: RateLimitOptions,
-	admitted: number,
-	firstAt: number,
-): number {
-	const length = seconds * 1000;
-	if (kind === 'tokenBucket') return (Math.max(0, admitted - requests) / requests) * length;
-	const windows = Math.ceil(admitted / requests);
-	if (windows <= 1) return 0;
-	return Math.ceil(firstAt / length) * length - firstAt + (windows - 2) * length;
-}
+/** A limit, or random faults with no limit behind them. */
+export type Service = { limit: RateLimitOptions } | { faults: FaultOptions };
 
-export function simulate(
-	limit: RateLimitOptions,
+const EPOCH = 1_700_000_000_000;
+
+type Answer = { outcome: 'admitted' | 'refused' | 'failed'; headers: Record<string, string> };
+
+export async function simulate(
+	service: Service,
 	rows: number,
-	{ concurrency = 16, latencyMs = 25 } = {},
-): SimulatedRun {
-	const start = 1_700_000_000_000;
-	let now = start;
-	let limiterNow = now;
-	const pacer = new RatePacing(() => now);
-	const limiter = createRateLimiter(limit, () => limiterNow);
-	let pending = rows;
-	let refused = 0;
-	let requests = 0;
-	const answers: Array<{
-		at: number;
-		sequence: number;
-		sentAt: number;
-		admitted: boolean;
-		headers: Record<string, string>;
-	}> = [];
-	let inFlightLimit = 1;
-	while (pending > 0 || answers.length > 0) {
-		while (pending > 0 && answers.length < inFlightLimit && pacer.nextSendAt() <= now) {
-			const sequence = pacer.onSend();
-			limiterNow = now + latencyMs / 2;
-			const { admitted, headers } = limiter.admit();
-			answers.push({ at: now + latencyMs, sequence, sentAt: now, admitted, headers });
-			pending--;
+	{ latencyMs = 25, seed = 1, startMs = 0 } = {},
+): Promise<SimulatedRun> {
+	// Where the run starts on the clock: a fixed window's grid is on it.
+	const START = EPOCH + startMs;
+	vi.useFakeTimers({ now: START, loopLimit: 10_000_000 });
+	try {
+		const pacing = new AdaptiveConcurrency(DEFAULT_CONCURRENCY);
+		const limiter = 'limit' in service ? createRateLimiter(service.limit) : undefined;
+		const fault = createFaultRoller('faults' in service ? service.faults : {});
+		let refused = 0;
+		let requests = 0;
+		let firstAt: number | undefined;
+		let lastAnswerAt = START;
+		const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+		const send = async (): Promise<Answer['outcome']> => {
+			const slot = await pacing.acquire();
 			requests++;
-		}
-		answers.sort((a, b) => a.at - b.at);
-		const canSend = pending > 0 && answers.length < inFlightLimit;
-		const next = Math.min(answers[0]?.at ?? Infinity, canSend ? pacer.nextSendAt() : Infinity);
-		if (next === Infinity) throw new Error('the pacing stalled');
-		now = Math.max(now, next);
-		while (answers.length > 0 && answers[0].at <= now) {
-			const answer = answers.shift()!;
-			inFlightLimit = concurrency;
-			const outcome = answer.admitted ? 'admitted' : 'refused';
-			pacer.onAnswer(answer.sequence, answer.sentAt, outcome, readRateHints(answer.headers, now));
-			if (!answer.admitted) {
-				refused++;
-				pending++;
+			firstAt ??= Date.now() + latencyMs / 2;
+			await after(latencyMs / 2);
+			const answer = answerNow();
+			await after(latencyMs / 2);
+			if (answer.outcome === 'refused') refused++;
+			lastAnswerAt = Date.now();
+			pacing.release(slot, {
+				overloaded: answer.outcome === 'failed',
+				refused: answer.outcome === 'refused',
+				hints: readRateHints(answer.headers, Date.now()),
+			});
+			return answer.outcome;
+		};
+		const answerNow = (): Answer => {
+			if (limiter) {
+				const { admitted, headers } = limiter.admit();
+				return { outcome: admitted ? 'admitted' : 'refused', headers };
 			}
+			const kind = fault('/v2/orders', 'POST');
+			if (kind === 'rateLimit') return { outcome: 'refused', headers: { 'retry-after': '1' } };
+			return { outcome: kind === 'error' ? 'failed' : 'admitted', headers: {} };
+		};
+		let draws = seed;
+		const random = () => (draws = (draws * 16_807) % 2_147_483_647) / 2_147_483_647;
+		const run = mapWithConcurrency(rows, DEFAULT_CONCURRENCY, async () => {
+			for (let failures = 0; ; ) {
+				const outcome = await send();
+				if (outcome === 'admitted') return;
+				if (outcome === 'failed') {
+					await send(); // the look-up, which finds nothing
+					await after(backoffDelay(CREATE_RETRY, ++failures, random));
+				}
+			}
+		});
+		let finished = false;
+		void run.finally(() => (finished = true));
+		while (!finished) {
+			await vi.advanceTimersToNextTimerAsync();
+			if (Date.now() - START > 3_600_000) throw new Error('the run took over an hour');
 		}
-		if (now - start > 3_600_000) throw new Error('the run took over an hour');
+		const admitted = requests - refused;
+		return {
+			wallMs: lastAnswerAt - START,
+			floorMs: limiter && 'limit' in service ? floorMs(service.limit, admitted, firstAt!) : 0,
+			refused,
+			requests,
+		};
+	} finally {
+		vi.useRealTimers();
 	}
-	return { wallMs: now - start, floorMs: floorMs(limit, rows, start), refused, requests };
 }

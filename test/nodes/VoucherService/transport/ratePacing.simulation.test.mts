@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+
+import type { RateLimitOptions } from '../../../../sandbox/server.mts';
+import { simulate } from './ratePacingSimulation.mts';
+
+/*
+ * Whole runs of the pacing on a fake clock (25 ms answers, Maximum Concurrency at its default)
+ * against every shape of bench:ratelimit, as many rows as it sends: refusals as a share of every
+ * request from the first, and wall time against the floor (what the limit needs to admit what
+ * it admitted). Issue 32's goals are ≤ 10 % and ≤ 1.25 ×; where the pacing cannot meet them its
+ * figure today is held, so a regression shows.
+ */
+const GOAL = { share: 0.1, wall: 1.25 };
+
+/*
+ * The misses, and why. A fixed window of 3 or 15 (1, 5 a second) is 1 + 2 or 1 + 2 + 4 + 8:
+ * the slow start's next round, sent before anything is refused, is refused whole. A window that
+ * tells nothing is found by probes, whose end overshoots the window's (the wall), or costs a
+ * probe refused per step (the share). At 1 or 2 a second, 20 or 24 rows allow 2 refusals: the
+ * round that finds the limit takes them, and a growth of the pace, or the one request that
+ * tells a Retry-After from a sporadic one, or the probe for the period, one more.
+ */
+const KNOWN_MISSES: Record<string, Partial<typeof GOAL>> = {
+	'tokenBucket 1/s none': { share: 0.14 },
+	'tokenBucket 2/s retryAfter': { share: 0.12 },
+	'fixedWindow 1/s retryAfter': { share: 0.21 },
+	'fixedWindow 2/s retryAfter': { share: 0.12 },
+	'fixedWindow 5/s retryAfter': { share: 0.23 },
+	'fixedWindow 1/s none': { share: 0.39, wall: 1.36 },
+	'fixedWindow 2/s none': { share: 0.3 },
+	'fixedWindow 5/s none': { share: 0.32 },
+	'fixedWindow 20/s none': { wall: 1.34 },
+	'fixedWindow 100/s none': { wall: 1.35 },
+};
+
+/** bench:ratelimit's shapes: its rows, windows of 3 s, headers of either form. */
+function shapes(): Array<[string, RateLimitOptions, number]> {
+	const all: Array<[string, RateLimitOptions, number]> = [];
+	for (const kind of ['tokenBucket', 'fixedWindow'] as const)
+		for (const rate of [1, 2, 5, 20, 100])
+			for (const signal of ['retryAfter', 'headers', 'none'] as const) {
+				const seconds = kind === 'fixedWindow' ? 3 : 1;
+				const told = kind === 'fixedWindow' ? ('xRateLimit' as const) : ('rateLimit' as const);
+				const limit = {
+					kind,
+					requests: rate * seconds,
+					seconds,
+					signal: signal === 'headers' ? told : signal,
+				};
+				all.push([`${kind} ${rate}/s ${signal}`, limit, Math.max(20, 12 * rate)]);
+			}
+	// nginx's limit_req: a 503 or a 429 reaches the pacing alike, a refusal without hints.
+	for (const [rate, burst] of [
+		[5, 5],
+		[20, 10],
+	])
+		all.push([
+			`leakyBucket ${rate}/s burst ${burst}`,
+			{ kind: 'leakyBucket', requests: rate, seconds: 1, burst, signal: 'none' },
+			12 * rate,
+		]);
+	return all;
+}
+
+describe('the pacing against every shape of bench:ratelimit, simulated', () => {
+	it.each(shapes())('%s: refusals and wall against the floor', async (name, limit, rows) => {
+		const run = await simulate({ limit }, rows);
+		const bound = { ...GOAL, ...KNOWN_MISSES[name] };
+		expect(run.refused / run.requests).toBeLessThanOrEqual(bound.share);
+		expect(run.wallMs / run.floorMs).toBeLessThanOrEqual(bound.wall);
+	});
+});
+
+describe('the pacing without a limit', () => {
+	it('refusals at random, a tenth, with Retry-After: 1, cost no more than half again as many 500s', async () => {
+		for (const seed of [1, 7, 42]) {
+			const refusals = await simulate({ faults: { rateLimitRate: 0.1, seed } }, 1_000);
+			const errors = await simulate({ faults: { errorRate: 0.1, seed } }, 1_000);
+			expect(refusals.wallMs).toBeLessThanOrEqual(1.5 * errors.wallMs);
+		}
+	});
+
+	it('costs a service that never refuses a few round trips: the rounds of the slow start', async () => {
+		const rows = 1_000;
+		const run = await simulate({ faults: {} }, rows);
+		// 32 at a time from the start would take rows / 32 round trips of 25 ms.
+		expect(run.wallMs).toBeLessThanOrEqual((Math.ceil(rows / 32) + 5) * 25);
+		expect(run.requests).toBe(rows);
+	});
+});
