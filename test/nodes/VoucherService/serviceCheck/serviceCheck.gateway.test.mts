@@ -9,10 +9,12 @@ import type { CheckItem } from '../../../../nodes/VoucherService/serviceCheck/ty
 import { apiRequests, runVoucher, sandboxForThisFile } from '../voucherNodeRunner.mts';
 
 // Both patiences cut to a test's length, the short one still shorter: each message names its own.
+// The short one still outlasts three refusals before any admission: the pacing's probes after
+// them go out about 1, 2.6 and 5.2 s after the first (ratePacing.ts).
 vi.mock('../../../../nodes/VoucherService/transport/retry', async (original) => ({
 	...(await original<typeof import('../../../../nodes/VoucherService/transport/retry')>()),
-	REFUSAL_PATIENCE_MS: 4_000,
-	INTERACTIVE_PATIENCE_MS: 1_500,
+	REFUSAL_PATIENCE_MS: 12_000,
+	INTERACTIVE_PATIENCE_MS: 8_000,
 }));
 
 const sandbox = await sandboxForThisFile();
@@ -37,10 +39,10 @@ describe('Service → Check behind a gateway that refuses every request', () => 
 		expect(refused.every((entry) => entry.status === 503)).toBe(true);
 		expect(byName['Keys and base URL']).toMatchObject({ result: 'failed' });
 		expect(byName['Keys and base URL'].seen).toContain(
-			'the voucher service (or a gateway in front of it) refused every request for 1.5 seconds (HTTP 503, unavailable)',
+			'the voucher service (or a gateway in front of it) refused every request for 8 seconds (HTTP 503, unavailable)',
 		);
 		expect(byName['Keys and base URL'].whatThePackageDoes).toContain(
-			'for up to 4 seconds without an admission (1.5 seconds for this check and the Template dropdown)',
+			'for up to 12 seconds without an admission (8 seconds for this check and the Template dropdown)',
 		);
 		for (const name of ['NGN wallet', 'Unknown order', 'Templates', 'Countries'])
 			expect(byName[name].seen, name).toMatch(/^Not tried/);
