@@ -1,5 +1,5 @@
 // What the pacing's slow start costs (issue #20 item 4): Order → Create over 100 and 1,000
-// rows at 25 ms, with the pacing starting at 4 requests in flight (the node's START_LIMIT)
+// rows at 25 ms, with the pacing starting at the node's START_LIMIT (1: rounds of 1, 2, 4 …)
 // and at other starts, side by side in one process.
 //   npm run bench:pacing
 // (vitest, because the n8n-core runner of the tests needs its module aliases.)
@@ -11,7 +11,7 @@
 // the service: 1,000 rows against a sandbox that answers 429 over BENCH_RATE_LIMIT
 // requests/s, with the 429s each start draws.
 // Env: BENCH_DIST, BENCH_LATENCY_MS (default 25), BENCH_PACING_ROWS (default 100,1000),
-//      BENCH_PACING_STARTS (default 4,8,16,32), BENCH_ROUNDS, BENCH_RATE_LIMIT (default 100;
+//      BENCH_PACING_STARTS (default 1,4,16,32), BENCH_ROUNDS, BENCH_RATE_LIMIT (default 100;
 //      0 skips it), BENCH_PACING_LIMITED_ROWS (default 1000).
 import { loadavg } from 'node:os';
 
@@ -22,7 +22,7 @@ import { createOrders, envList, fromDist } from './builtNode.mts';
 
 const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 25);
 const ROWS = envList(process.env.BENCH_PACING_ROWS, [100, 1000]);
-const STARTS = envList(process.env.BENCH_PACING_STARTS, [4, 8, 16, 32]);
+const STARTS = envList(process.env.BENCH_PACING_STARTS, [1, 4, 16, 32]);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RATE_LIMIT = Number(process.env.BENCH_RATE_LIMIT ?? 100);
 const LIMITED_ROWS = Number(process.env.BENCH_PACING_LIMITED_ROWS ?? 1000);

@@ -1,3 +1,4 @@
+import { gatewayReply } from './faults.mts';
 import { text } from './http.mts';
 import type { Reply } from './http.mts';
 import type { RateLimitOptions } from './types.mts';
@@ -118,15 +119,6 @@ export function floorMs(limit: RateLimitOptions, admitted: number, firstAt: numb
 	return Math.ceil(firstAt / length) * length - firstAt + (windows - 2) * length;
 }
 
-/** nginx's error page for a status, as limit_req sends it. */
-const NGINX_TITLES = { 429: '429 Too Many Requests', 503: '503 Service Temporarily Unavailable' };
-const nginxPage = (status: 429 | 503) =>
-	text(
-		status,
-		`<html>\r\n<head><title>${NGINX_TITLES[status]}</title></head>\r\n<body>\r\n<center><h1>${NGINX_TITLES[status]}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
-		{ 'content-type': 'text/html' },
-	);
-
 const wholeSeconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
 
 export function createRateLimiter(options: RateLimitOptions, now = () => Date.now()): RateLimiter {
@@ -136,7 +128,7 @@ export function createRateLimiter(options: RateLimitOptions, now = () => Date.no
 			? leakyBucket(requests, seconds, burst, now)
 			: (kind === 'fixedWindow' ? fixedWindow : tokenBucket)(requests, seconds, now);
 	return {
-		refusal: kind === 'leakyBucket' ? nginxPage(status) : text(429, 'Too Many Requests'),
+		refusal: kind === 'leakyBucket' ? gatewayReply({ status }) : text(429, 'Too Many Requests'),
 		admit() {
 			const w = count();
 			const t = now();

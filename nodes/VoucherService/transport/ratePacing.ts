@@ -215,6 +215,8 @@ interface Unconfirmed {
 	hints: RateHints;
 	/** Requests sent after it and refused (or failed) too. */
 	refusedAfter: number;
+	/** None sent after it was out: the next one tells. */
+	lone: boolean;
 }
 
 /**
@@ -414,7 +416,7 @@ export class RatePacing {
 			if (outcome !== 'admitted') pending.refusedAfter++;
 			if (outcome === 'admitted' || !this.sentAfter(pending.sequence)) this.unconfirmed = undefined;
 			if (pending.refusedAfter >= REFUSALS_TO_CONFIRM) this.unconfirmed = undefined;
-			if (outcome === 'admitted') this.sporadic(now);
+			if (outcome === 'admitted') this.sporadic(now, pending.lone);
 			else if (!this.unconfirmed) this.refused(pending, pending.at);
 		}
 		if (outcome === 'failed') return;
@@ -422,13 +424,13 @@ export class RatePacing {
 		this.refusingSince ??= now;
 		// Refusals while one is being told apart belong to it.
 		if (this.unconfirmed || pending) return;
-		// Told apart by the requests sent after it that are out, or, for a Retry-After at no
-		// learnt pace, by one more sent at once: the wait it names would cost every request of a
-		// service that refuses some at random (a refusal without one is probed for anyway).
-		const unpaced = hints.retryAfterMs !== undefined && this.cycle === undefined;
-		const tell = this.sentAfter(sequence) || unpaced;
+		// Told apart by the requests sent after it that are out, or, for a Retry-After, by the next
+		// one, sent without waiting it out: the wait would cost every request of a service that
+		// refuses some at random (a refusal without one is probed for anyway).
+		const lone = !this.sentAfter(sequence);
+		const tell = !lone || hints.retryAfterMs !== undefined;
 		if (tell && sequence >= this.cycleFirstSequence && !this.awaitingResumption) {
-			this.unconfirmed = { sequence, sentAt, at: now, hints, refusedAfter: 0 };
+			this.unconfirmed = { sequence, sentAt, at: now, hints, refusedAfter: 0, lone };
 			return;
 		}
 		this.refused({ sequence, sentAt, hints }, now);
@@ -456,11 +458,14 @@ export class RatePacing {
 	}
 
 	/**
-	 * A refusal that was sporadic is forgotten. A learnt pace at which they keep coming was
-	 * itself learnt from one that looked like a limit: it is forgotten too.
+	 * A refusal that was sporadic is forgotten. A learnt pace at which they come was itself learnt
+	 * from ones that looked like a limit: it is forgotten too, at once if the next request was
+	 * admitted (a limit that refuses at the pace it admits refuses the next one too), else after
+	 * SPORADIC_TO_FORGET. The limit on requests in flight, which did not grow at that pace, keeps
+	 * what follows from bursting.
 	 */
-	private sporadic(now: number): void {
-		if (!this.cycle || ++this.sporadicAtPace < SPORADIC_TO_FORGET) return;
+	private sporadic(now: number, lone: boolean): void {
+		if (!this.cycle || (!lone && ++this.sporadicAtPace < SPORADIC_TO_FORGET)) return;
 		this.cycle = undefined;
 		this.beforeGrowth = undefined;
 		this.startCycle(now, false);

@@ -17,15 +17,15 @@ const GOAL = { share: 0.1, wall: 1.25 };
  * the slow start's next round, sent before anything is refused, is refused whole. A window that
  * tells nothing is found by probes, whose end overshoots the window's (the wall), or costs a
  * probe refused per step (the share). At 1 or 2 a second, 20 or 24 rows allow 2 refusals: the
- * round that finds the limit takes them, and a growth of the pace, or the one request that
- * tells a Retry-After from a sporadic one, or the probe for the period, one more.
+ * round that finds the limit takes them, and a growth of the pace, the probe for the period,
+ * or the request that tells a lone Retry-After from a sporadic one, one more each.
  */
 const KNOWN_MISSES: Record<string, Partial<typeof GOAL>> = {
 	'tokenBucket 1/s none': { share: 0.14 },
-	'tokenBucket 2/s retryAfter': { share: 0.12 },
-	'fixedWindow 1/s retryAfter': { share: 0.21 },
-	'fixedWindow 2/s retryAfter': { share: 0.12 },
-	'fixedWindow 5/s retryAfter': { share: 0.23 },
+	'tokenBucket 2/s retryAfter': { share: 0.15 },
+	'fixedWindow 1/s retryAfter': { share: 0.24 },
+	'fixedWindow 2/s retryAfter': { share: 0.15 },
+	'fixedWindow 5/s retryAfter': { share: 0.24 },
 	'fixedWindow 1/s none': { share: 0.39, wall: 1.36 },
 	'fixedWindow 2/s none': { share: 0.3 },
 	'fixedWindow 5/s none': { share: 0.32 },
@@ -73,10 +73,12 @@ describe('the pacing against every shape of bench:ratelimit, simulated', () => {
 
 describe('the pacing without a limit', () => {
 	it('refusals at random, a tenth, with Retry-After: 1, cost no more than half again as many 500s', async () => {
-		for (const seed of [1, 7, 42]) {
+		// Seed 27 opens with two refused in a row, as a limit of one a second would: the pace it
+		// taught held the run to a request a second until a lone refusal at it told otherwise.
+		for (let seed = 21; seed <= 40; seed++) {
 			const refusals = await simulate({ faults: { rateLimitRate: 0.1, seed } }, 1_000);
 			const errors = await simulate({ faults: { errorRate: 0.1, seed } }, 1_000);
-			expect(refusals.wallMs).toBeLessThanOrEqual(1.5 * errors.wallMs);
+			expect(refusals.wallMs, `seed ${seed}`).toBeLessThanOrEqual(1.5 * errors.wallMs);
 		}
 	});
 

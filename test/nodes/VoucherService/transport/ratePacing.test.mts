@@ -180,6 +180,8 @@ describe('rate pacing', () => {
 		expect(p.pacer.nextSendAt()).toBeGreaterThanOrEqual(p.now() + 59_000); // until it is answered
 		p.tick(100);
 		p.pacer.onAnswer(probe.sequence, probe.sentAt, 'refused', { retryAfterMs: 2_900 });
+		const again = p.send(); // tells it from a sporadic refusal
+		p.pacer.onAnswer(again.sequence, again.sentAt, 'refused', { retryAfterMs: 2_900 });
 		expect(p.pacer.nextSendAt()).toBe(NOW + 5_000);
 		p.tick(2_900);
 		for (let i = 0; i < 3; i++) p.send();
