@@ -324,7 +324,12 @@ export class VoucherServiceTrigger implements INodeType {
 				fresh.push(item);
 				continue;
 			}
-			const claim = await claimInExecution(this.helpers, this.getNode(), key, this.getExecutionId());
+			const claim = await claimInExecution(
+				this.helpers,
+				this.getNode(),
+				key,
+				this.getExecutionId(),
+			);
 			if (claim === 'unsettled') {
 				this.logger.warn(UNSETTLED_ELECTION, {
 					workflowId: this.getWorkflow().id,

@@ -92,6 +92,8 @@ export interface CampaignRow {
 	orderFields: Omit<RecipientOrderBody, 'reference' | 'recipients' | 'amountKobo'>;
 	/** Rows with the same key may share a new order. */
 	orderKey: string;
+	/** The row's own ID (whole-number digits) when the campaign is fed in pages; see pagedCampaign.ts. */
+	rowId?: string;
 }
 
 /** The campaign settings of a run, read from item 0 (one setting per run). */

@@ -254,6 +254,27 @@ export const recipientOrderSchema = object({
 /** One spreadsheet row of a campaign: the order's fields plus that row's recipient. */
 export const campaignRowSchema = object({ ...recipientOrderFields, ...recipientShape });
 
+/**
+ * A row's own ID in a campaign fed in pages: a whole number of 0 or more, of any length (a
+ * database's bigint comes as text), kept as its digits without leading zeros. Not sent.
+ */
+const rowId: Rule<string> = (value) => {
+	const text =
+		typeof value === 'number' && Number.isSafeInteger(value)
+			? String(value)
+			: typeof value === 'string'
+				? value.trim()
+				: '';
+	if (!/^\d{1,30}$/.test(text)) return invalid('Row ID must be a whole number of 0 or more');
+	return text.replace(/^0+(?=\d)/, '');
+};
+
+export const pagedCampaignRowSchema = object({
+	...recipientOrderFields,
+	...recipientShape,
+	rowId,
+});
+
 export type DownloadOrderBody = Valid<typeof downloadOrderSchema>;
 export type RecipientOrderBody = Valid<typeof recipientOrderSchema>;
 export type Recipient = Output<typeof recipientShape>;

@@ -86,10 +86,11 @@ export async function campaignSandboxForThisFile() {
 		};
 	}
 
+	/** Whole-sheet orders `<base>-n` and paged ones `<base>-b<block>-n` alike. */
+	const ofCampaign = (base: string, reference: string | undefined) =>
+		new RegExp(`^${base}-(b\\d+-)?\\d+$`).test(reference ?? '');
 	const campaignOrders = (base: string) =>
-		[...sandbox.state.orders.values()].filter((order) =>
-			new RegExp(`^${base}-\\d+$`).test(order.reference),
-		);
+		[...sandbox.state.orders.values()].filter((order) => ofCampaign(base, order.reference));
 
 	/** The ledger view: voucher values (NGN) each recipient holds across the campaign's orders. */
 	function vouchersPerRecipient(base: string): Map<string, number[]> {
@@ -118,7 +119,7 @@ export async function campaignSandboxForThisFile() {
 	/** One debit per order of the campaign: no order was ever paid twice. */
 	function expectOneDebitPerOrder(base: string) {
 		const debits = sandbox.state.ledger.filter(
-			(e) => e.kind === 'debit' && new RegExp(`^${base}-\\d+$`).test(e.reference ?? ''),
+			(e) => e.kind === 'debit' && ofCampaign(base, e.reference),
 		);
 		expect(debits.length).toBe(campaignOrders(base).length);
 		expect(new Set(debits.map((e) => e.reference)).size).toBe(debits.length);

@@ -81,6 +81,16 @@ const properties: INodeProperties[] = [
 		}),
 	),
 	{
+		displayName: 'Row ID Column',
+		name: 'rowIdField',
+		type: 'string',
+		default: '',
+		displayOptions: fromInputItems,
+		hint: 'Set it to feed one campaign in pages, executions or workers, even at once',
+		description:
+			"A column of the input items with each row's own whole-number ID (such as a table's ID), or an expression for it. Each ID is bought once, whichever page or execution brings it. Empty: the whole sheet comes in one execution.",
+	},
+	{
 		displayName: 'Recipient List',
 		name: 'recipients',
 		displayOptions: entered,
@@ -158,18 +168,17 @@ function readRecipientsRequest(
 }
 
 /**
- * A recipient field is either an expression (its value is used) or a plain column name
- * (the value of that column in the row is used), so both mapping styles work.
+ * A column field (a recipient's, or Row ID) is either an expression (its value is used) or a
+ * plain column name (the value of that column in the row is used), so both mapping styles work.
  */
-function readRecipientValue(
+function readColumnValue(
 	context: IExecuteFunctions,
 	parameters: ExecutionParameters,
-	field: (typeof RECIPIENT_FIELDS)[number],
+	[parameter, label, fallback]: [string, string, string],
 	itemIndex: number,
 ): unknown {
-	const parameter = `${field}Field`;
 	const raw = parameters.node.parameters[parameter];
-	const value = context.getNodeParameter(parameter, itemIndex, field);
+	const value = context.getNodeParameter(parameter, itemIndex, fallback);
 	if (typeof raw === 'string' && raw.startsWith('=')) return value;
 	const column = String(value);
 	const { json } = context.getInputData()[itemIndex];
@@ -183,10 +192,22 @@ function readRecipientValue(
 		`Item ${itemIndex}: column "${column}" not found in the input item`,
 		{
 			itemIndex,
-			description: `"${RECIPIENT_FIELD_LABELS[field]} Column" names it. ${columnsText} Nothing was sent to the service.`,
+			description: `"${label}" names it. ${columnsText} Nothing was sent to the service.`,
 		},
 	);
 }
+
+const recipientColumn = (field: (typeof RECIPIENT_FIELDS)[number]): [string, string, string] => [
+	`${field}Field`,
+	`${RECIPIENT_FIELD_LABELS[field]} Column`,
+	field,
+];
+
+/** Whether the campaign is fed in pages: Row ID Column set (a name, or an expression). */
+const pagedCampaign = (parameters: ExecutionParameters) => {
+	const raw = parameters.node.parameters.rowIdField;
+	return typeof raw === 'string' && raw.trim() !== '';
+};
 
 /** One spreadsheet row of a campaign, read and checked: its order fields and its recipient. */
 function readCampaignRow(context: IExecuteFunctions, itemIndex: number): ReadCampaignRow {
@@ -196,15 +217,25 @@ function readCampaignRow(context: IExecuteFunctions, itemIndex: number): ReadCam
 		const recipient = Object.fromEntries(
 			RECIPIENT_FIELDS.map((field) => [
 				field,
-				readRecipientValue(context, parameters, field, itemIndex),
+				readColumnValue(context, parameters, recipientColumn(field), itemIndex),
 			]),
 		);
-		return campaignRowOf(parameters.node, itemIndex, {
-			...fields,
-			templateId: context.getNodeParameter('templateId', itemIndex),
-			narration: additional.narration,
-			...recipient,
-		});
+		const paged = pagedCampaign(parameters);
+		const rowId = paged
+			? readColumnValue(context, parameters, ['rowIdField', 'Row ID Column', ''], itemIndex)
+			: undefined;
+		return campaignRowOf(
+			parameters.node,
+			itemIndex,
+			{
+				...fields,
+				templateId: context.getNodeParameter('templateId', itemIndex),
+				narration: additional.narration,
+				...recipient,
+				rowId,
+			},
+			paged,
+		);
 	} catch (error) {
 		return { itemIndex, error };
 	}

@@ -15,6 +15,7 @@ import { toNaira } from '../../shared/money';
 import type {
 	CreateSettings,
 	IfReferenceExists,
+	Order,
 	OrderRequest,
 	OrderResult,
 	PlannedOrder,
@@ -66,21 +67,28 @@ function verifiedAfterWait(
 	return match === 'match' ? { ...result, unverified: undefined } : result;
 }
 
-function referenceExists(
-	node: INode,
-	itemIndex: number,
-	reference: string,
-	existing: OrderResult['order'],
-) {
-	return operationError(
-		node,
-		`Item ${itemIndex}: an order with reference "${reference}" already exists`,
-		{
+/**
+ * The Reference was taken before this create. It carries the order under it, so a campaign
+ * that raced another run for the number can match its rows against that order.
+ */
+export class ReferenceExistsError extends NodeOperationError {
+	constructor(
+		node: INode,
+		itemIndex: number,
+		reference: string,
+		readonly existing: Order,
+	) {
+		const message = `Item ${itemIndex}: an order with reference "${reference}" already exists`;
+		super(node, message, {
 			itemIndex,
 			description: `It is order ${existing.orderNumber} with status ${existing.status}. Nothing new was created.`,
-		},
-	);
+		});
+		keepMessage(this, message);
+	}
 }
+
+const referenceExists = (node: INode, itemIndex: number, reference: string, existing: Order) =>
+	new ReferenceExistsError(node, itemIndex, reference, existing);
 
 /**
  * If Reference Exists → Fail for a single order, checked by a read before the create: a

@@ -1,6 +1,11 @@
 import type { INode } from 'n8n-workflow';
 
-import { campaignRowSchema, COUPON_JSON_KEY, validate } from '../../shared/validation';
+import {
+	campaignRowSchema,
+	COUPON_JSON_KEY,
+	pagedCampaignRowSchema,
+	validate,
+} from '../../shared/validation';
 import type { CampaignRow } from '../types';
 import { recipientKey } from '../match';
 
@@ -25,14 +30,20 @@ export const orderKeyWithoutNarration = (row: CampaignRow): string =>
 /** One row as read, before validation: the order fields and that row's recipient. */
 export type RawCampaignRow = Record<string, unknown>;
 
-/** Validates one row; throws an error naming the item and the field. */
-export function campaignRowOf(node: INode, itemIndex: number, raw: RawCampaignRow): CampaignRow {
-	const { reference, firstName, lastName, email, amountKobo, ...orderFields } = validate(
-		campaignRowSchema,
-		raw,
-		node,
-		itemIndex,
-	);
+/**
+ * Validates one row; throws an error naming the item and the field. With `paged`, the row's
+ * `rowId` is required (see pagedCampaign.ts).
+ */
+export function campaignRowOf(
+	node: INode,
+	itemIndex: number,
+	raw: RawCampaignRow,
+	paged = false,
+): CampaignRow {
+	const { rowId, ...row } = paged
+		? validate(pagedCampaignRowSchema, raw, node, itemIndex)
+		: { rowId: undefined, ...validate(campaignRowSchema, raw, node, itemIndex) };
+	const { reference, firstName, lastName, email, amountKobo, ...orderFields } = row;
 	const recipient = { firstName, lastName, email };
 	return {
 		itemIndex,
@@ -45,5 +56,6 @@ export function campaignRowOf(node: INode, itemIndex: number, raw: RawCampaignRo
 			...sharedOrderFields({ amountKobo, orderFields }),
 			orderFields.narration,
 		]),
+		...(rowId === undefined ? {} : { rowId }),
 	};
 }

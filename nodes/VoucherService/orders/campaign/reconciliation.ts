@@ -42,7 +42,6 @@ interface Held {
 	claimed: boolean;
 }
 
-
 const mailbox = (email: unknown) =>
 	String(email ?? '')
 		.trim()

@@ -1,0 +1,275 @@
+import type { INode } from 'n8n-workflow';
+
+import type { ItemOutcome, ItemsJob } from '../../plan';
+import type { VoucherApiClient } from '../../transport/client';
+import { mapWithConcurrency } from '../../shared/concurrency';
+import type { CampaignOrder, CampaignRow, CampaignSettings, Order, OrderResult } from '../types';
+import { findOrder, waitForTerminalStatus } from '../lookup';
+import { placeOrder, ReferenceExistsError } from '../buy/placeOrder';
+import type { RunTally } from '../buy/runSummary';
+import { campaignOrderReference } from './discovery';
+import { planNewOrders } from './newOrders';
+import type { NewOrder } from './newOrders';
+import { reconcile, recipientsOf } from './reconciliation';
+import type { RowDecision } from './reconciliation';
+import { boughtRows, rowFailure, rowsNotBought, rowsNotSent, splitDecisions } from './rowOutcomes';
+
+/*
+ * A campaign fed in pages (Row ID set): by Loop Over Items, one page per sub-workflow or
+ * execution, two executions at once. Rows are grouped by ID into blocks of ROW_BLOCK_SIZE
+ * (IDs 12300 to 12399 are block 123), and each block numbers its own orders:
+ * `<base>-b123-1`, `<base>-b123-2`, …. A page reads only its own blocks' orders, so what a page
+ * costs never depends on the pages before it: one look-up and one create per block on a
+ * first run, one look-up on a re-run.
+ *
+ * Why a block's orders have no gap, so that reading them stops at the first `04`: every run
+ * creates a block's orders one at a time, `n + 1` only once `n` exists (created, or found),
+ * and stops the block at its first failure. Two runs at once keep that too: the create of `n`
+ * that comes second is refused, and its run reads order `n`, matches its rows against it, and
+ * goes on with `n + 1` for the rows still unbought (see blockJob).
+ *
+ * Reading also stops once every row of the page in the block holds its voucher: nothing would
+ * be bought, so a later order could change nothing.
+ *
+ * The same row is the same Row ID. Within a block, rows are matched to vouchers by recipient
+ * and amount as in a whole-sheet campaign (reconciliation.ts): a person listed twice in one
+ * block gets two vouchers when both rows come in the same execution, one when they come on
+ * different pages.
+ */
+const ROW_BLOCK_DIGITS = 2;
+export const ROW_BLOCK_SIZE = 10 ** ROW_BLOCK_DIGITS;
+
+/** After this many creates of a block lost to other runs at once, the block's rows fail. */
+const MAX_LOST_RACES = 8;
+
+export const rowBlock = (rowId: string) =>
+	rowId.length > ROW_BLOCK_DIGITS ? rowId.slice(0, -ROW_BLOCK_DIGITS) : '0';
+
+export const blockOrderReference = (base: string, block: string, number: number) =>
+	`${base}-b${block}-${number}`;
+
+/** One block of a page: its rows, its existing orders and the new orders to buy. */
+export interface BlockPlan {
+	base: string;
+	block: string;
+	rows: CampaignRow[];
+	orders: CampaignOrder[];
+	newOrders: NewOrder[];
+}
+
+/** The order as final as the deadline lets it be: its recipients may be unknown until then. */
+async function settledOrder(
+	client: VoucherApiClient,
+	order: Order,
+	deadline: number,
+	itemIndex: number,
+): Promise<Order> {
+	if (recipientsOf(order) !== 'pending') return order;
+	const waited = await waitForTerminalStatus(
+		client,
+		{ order },
+		Math.max(0, deadline - Date.now()),
+		itemIndex,
+	);
+	return waited.order;
+}
+
+/** A block's orders, in number order, up to the first missing one or until every row is held. */
+async function blockOrders(
+	client: VoucherApiClient,
+	base: string,
+	block: string,
+	rows: CampaignRow[],
+	deadline: number,
+): Promise<CampaignOrder[]> {
+	const orders: CampaignOrder[] = [];
+	const { itemIndex } = rows[0];
+	for (let number = 1; ; number++) {
+		const found = await findOrder(client, blockOrderReference(base, block, number), itemIndex);
+		if (!found) return orders;
+		orders.push({ number, order: await settledOrder(client, found, deadline, itemIndex) });
+		if (reconcile(rows, orders).every((decision) => decision.kind === 'held')) return orders;
+	}
+}
+
+/** Rows of a page grouped by block, in first-row order. */
+function blocksOf(rows: CampaignRow[]): Map<string, CampaignRow[]> {
+	const blocks = new Map<string, CampaignRow[]>();
+	for (const row of rows) {
+		const block = rowBlock(row.rowId ?? '0');
+		const list = blocks.get(block);
+		if (list) list.push(row);
+		else blocks.set(block, [row]);
+	}
+	return blocks;
+}
+
+/** A later row with a Row ID taken by an earlier row of the same campaign: bad input. */
+export function repeatedRowIds(node: INode, rows: CampaignRow[]): ItemOutcome[] {
+	const first = new Map<string, number>();
+	const repeated: ItemOutcome[] = [];
+	for (const row of rows) {
+		const key = JSON.stringify([row.base, row.rowId]);
+		const earlier = first.get(key);
+		if (earlier === undefined) {
+			first.set(key, row.itemIndex);
+			continue;
+		}
+		repeated.push(
+			rowFailure(node, row, [
+				`invalid "rowId": Row ID ${row.rowId} is also item ${earlier}'s`,
+				'Each row of a campaign needs its own Row ID: the same ID is the same row, bought once. Nothing was sent to the service.',
+			]),
+		);
+	}
+	return repeated;
+}
+
+/**
+ * Whole-sheet orders `<base>-1`, … and paged ones under one base cannot see each other, so a
+ * row of one could be bought again by the other. Checked once a page has something to buy.
+ */
+async function refuseWholeSheetOrders(
+	client: VoucherApiClient,
+	base: string,
+	rows: CampaignRow[],
+): Promise<ItemOutcome[]> {
+	const first = campaignOrderReference(base, 1);
+	if (!(await findOrder(client, first, rows[0].itemIndex))) return [];
+	const why: [string, string] = [
+		`campaign "${base}" has orders made without Row ID (${first}, …), so nothing was bought for it`,
+		'A campaign fed by Row ID does not read those orders, and could buy their recipients again. Use a new base reference for a campaign with Row ID, or clear Row ID Column to run this one as a whole sheet.',
+	];
+	return rows.map((row) => rowFailure(client.node, row, why));
+}
+
+/** A paged campaign's plan: rows settled now (held, refused …) and the blocks with new orders. */
+export interface PagedPlan {
+	settled: ItemOutcome[];
+	held: number;
+	blocks: BlockPlan[];
+	chunked: Array<{ rows: CampaignRow[]; orders: number }>;
+}
+
+/**
+ * Reads the orders of each block of the page (up to Maximum Concurrency blocks at once),
+ * matches the rows and plans the new orders of each block after its highest one.
+ */
+export async function planPagedCampaign(
+	client: VoucherApiClient,
+	base: string,
+	rows: CampaignRow[],
+	settings: CampaignSettings,
+	concurrency: number,
+	settle: (decision: RowDecision) => ItemOutcome | undefined,
+): Promise<PagedPlan> {
+	const { node } = client;
+	const deadline = Date.now() + settings.waitTimeoutMs;
+	const grouped = [...blocksOf(rows)];
+	const found = await mapWithConcurrency(grouped.length, concurrency, async (index) => {
+		const [block, blockRows] = grouped[index];
+		return await blockOrders(client, base, block, blockRows, deadline);
+	});
+	const plan: PagedPlan = { settled: [], held: 0, blocks: [], chunked: [] };
+	grouped.forEach(([block, blockRows], index) => {
+		const orders = found[index];
+		const { settled, newRows, held } = splitDecisions(reconcile(blockRows, orders), settle);
+		plan.settled.push(...settled);
+		plan.held += held;
+		if (newRows.length === 0) return;
+		const next = Math.max(0, ...orders.map(({ number }) => number)) + 1;
+		const planned = planNewOrders(node, newRows, settings, next, (number) =>
+			blockOrderReference(base, block, number),
+		);
+		plan.settled.push(...planned.refused);
+		plan.chunked.push({ rows: newRows, orders: planned.chunks });
+		if (planned.orders.length > 0) {
+			plan.blocks.push({ base, block, rows: blockRows, orders, newOrders: planned.orders });
+		}
+	});
+	if (plan.blocks.length === 0) return plan;
+	const toBuy = plan.blocks.flatMap(({ newOrders }) => newOrders.flatMap((order) => order.rows));
+	const refused = await refuseWholeSheetOrders(client, base, toBuy);
+	if (refused.length > 0) {
+		plan.settled.push(...refused);
+		plan.blocks = [];
+	}
+	return plan;
+}
+
+/**
+ * A block's new orders, one at a time. When another run took a number first, its order is
+ * read and matched, and the rows it does not hold go on under the next number. The first
+ * other failure stops the block, so the next run finds every order.
+ */
+export function blockJob(
+	client: VoucherApiClient,
+	plan: BlockPlan,
+	settings: CampaignSettings,
+	tally: RunTally,
+	settle: (decision: RowDecision) => ItemOutcome | undefined,
+): ItemsJob {
+	const { node } = client;
+	const { base, block } = plan;
+	const queue = [...plan.newOrders];
+	return {
+		itemIndexes: queue.flatMap((order) => order.rows.map((row) => row.itemIndex)),
+		run: async () => {
+			const outcomes: ItemOutcome[] = [];
+			const orders = [...plan.orders];
+			let lostRaces = 0;
+			for (let next = queue.shift(); next; next = queue.shift()) {
+				const { reference } = next.order.request.body;
+				let result: OrderResult;
+				try {
+					result = await placeOrder(client, next.order, { ...settings, ifReferenceExists: 'fail' });
+				} catch (error) {
+					if (error instanceof ReferenceExistsError && lostRaces++ < MAX_LOST_RACES) {
+						const deadline = Date.now() + settings.waitTimeoutMs;
+						const order = await settledOrder(
+							client,
+							error.existing,
+							deadline,
+							next.order.itemIndex,
+						);
+						orders.push({ number: next.number, order });
+						const pending = new Set([next, ...queue].flatMap((o) => o.rows));
+						const decisions = reconcile(plan.rows, orders);
+						const { settled, newRows, held } = splitDecisions(
+							decisions.filter((decision) => pending.has(decision.row)),
+							settle,
+						);
+						outcomes.push(...settled);
+						tally.held += held;
+						const replanned = planNewOrders(node, newRows, settings, next.number + 1, (number) =>
+							blockOrderReference(base, block, number),
+						);
+						outcomes.push(...replanned.refused);
+						queue.splice(0, queue.length, ...replanned.orders);
+						continue;
+					}
+					outcomes.push(...rowsNotBought(node, next.rows, reference, error));
+					for (const rest of queue) {
+						outcomes.push(
+							...rowsNotSent(node, rest.rows, rest.order.request.body.reference, reference),
+						);
+					}
+					break;
+				}
+				tally.bought.push({ request: next.order.request, status: result.order.status });
+				orders.push({ number: next.number, order: result.order });
+				const bought = boughtRows(node, next.rows, result);
+				outcomes.push(...bought.outcomes);
+				if (bought.missing) {
+					for (const rest of queue) {
+						outcomes.push(
+							...rowsNotSent(node, rest.rows, rest.order.request.body.reference, reference),
+						);
+					}
+					break;
+				}
+			}
+			return outcomes;
+		},
+	};
+}

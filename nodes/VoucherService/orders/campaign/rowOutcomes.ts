@@ -1,0 +1,172 @@
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import type { ItemOutcome } from '../../plan';
+import { asNodeError, operationError } from '../../transport/errors';
+import { formatNaira, toNaira } from '../../shared/money';
+import type { CampaignRow, OrderResult } from '../types';
+import { OutcomeUnknownError } from '../buy/placeOrder';
+import { recipientsOf, vouchersOfRows } from './reconciliation';
+import type { RowDecision } from './reconciliation';
+
+/* What a campaign's rows become: the output or the error of each row, whole-sheet or paged. */
+
+/** A row that is not bought, and why. */
+export function rowFailure(
+	node: INode,
+	row: CampaignRow,
+	[message, description]: [string, string],
+): ItemOutcome {
+	const { itemIndex } = row;
+	const error = operationError(node, `Item ${itemIndex}: ${message}`, {
+		itemIndex,
+		description,
+	});
+	return { itemIndex, error };
+}
+
+/** The message of an error without its "Item <n>: " prefix, to restate it for another item. */
+const withoutItemPrefix = (message: string) => message.replace(/^Item \d+: /, '');
+
+/**
+ * Every row of an order that was not bought gets its own error, naming its own item, so a
+ * user with continueOnFail can tell which rows to look at.
+ */
+export function rowsNotBought(node: INode, rows: CampaignRow[], reference: string, error: unknown) {
+	const { message, description } = asNodeError(node, error);
+	// "not bought" would be a guess here, and a user who believes it may buy again elsewhere.
+	const what =
+		error instanceof OutcomeUnknownError
+			? `outcome unknown: order ${reference} may or may not have been bought`
+			: `not bought: order ${reference} failed`;
+	return rows.map((row) =>
+		rowFailure(node, row, [
+			`${what}: ${withoutItemPrefix(message)}`,
+			description ?? 'No voucher was bought for this row.',
+		]),
+	);
+}
+
+const voucherFields = (voucher: IDataObject | undefined) =>
+	voucher
+		? {
+				status: voucher.status ?? null,
+				serial: voucher.serial ?? null,
+				value: voucher.value ?? null,
+			}
+		: null;
+
+/** A row's output: its recipient, its order and its own voucher. */
+function rowJson(row: CampaignRow, result: OrderResult, voucher?: IDataObject): IDataObject {
+	const { order } = result;
+	return {
+		...row.recipient,
+		reference: order.reference,
+		orderNumber: order.orderNumber,
+		status: order.status,
+		alreadyExisted: Boolean(result.alreadyExisted),
+		...(result.waitTimedOut ? { waitTimedOut: true } : {}),
+		voucher: voucherFields(voucher),
+	};
+}
+
+/** A decision that needs no new order, as an outcome; undefined for a row to buy. */
+export function settledOutcome(
+	node: INode,
+	decision: RowDecision,
+	dryRun: boolean,
+): ItemOutcome | undefined {
+	const { row } = decision;
+	const { itemIndex } = row;
+	const base = `campaign "${row.base}"`;
+	switch (decision.kind) {
+		case 'new':
+			return undefined;
+		case 'held': {
+			const json = rowJson(row, { order: decision.order, alreadyExisted: true }, decision.voucher);
+			const preview = { dryRun: true, wouldBuy: false, amount: toNaira(row.amountKobo) };
+			return { itemIndex, json: [dryRun ? { ...preview, ...json } : json] };
+		}
+		case 'refused':
+			return rowFailure(node, row, [
+				`${row.recipient.email} already has a voucher of ${formatNaira(decision.heldKobo)} in ${base}, so no voucher of ${formatNaira(row.amountKobo)} was bought`,
+				'Nothing was bought for this row. A campaign gives a person one voucher per row at the amount of that row; this person has no voucher of this amount left to match. To give them a voucher of another value, use a new base reference.',
+			]);
+		case 'renamed':
+			return rowFailure(node, row, [
+				`${row.recipient.email} already has a voucher in ${base} under the name "${decision.heldName}", so no voucher was bought for this row`,
+				`Nothing was bought for this row. If the name was corrected since the earlier run, change it back to "${decision.heldName}" as that run used it: the voucher is then matched, not bought again. To give this person another voucher, use a new base reference.`,
+			]);
+		case 'blocked': {
+			const { reference, status } = decision.unknown;
+			if (recipientsOf(decision.unknown) === 'pending') {
+				return rowFailure(node, row, [
+					`order ${reference} of ${base} is still ${status}, so nothing new was bought for this campaign`,
+					'Its recipients are unknown until it finishes, and this row may be one of them. Nothing is lost: a later run will finish the job. Raise "Wait Timeout (Seconds)" to wait longer.',
+				]);
+			}
+			return rowFailure(node, row, [
+				`order ${reference} of ${base} is ${status} but lists no vouchers, so nothing new was bought for this campaign`,
+				'Its recipients cannot be read, and this row may be one of them; every run of this campaign stops here. Check the order with the service (Order → Get shows it), or use a new base reference.',
+			]);
+		}
+	}
+}
+
+/** The rows of an order that was not sent because an earlier one failed. */
+export function rowsNotSent(
+	node: INode,
+	rows: CampaignRow[],
+	reference: string,
+	failedReference: string,
+): ItemOutcome[] {
+	const why: [string, string] = [
+		`not bought: order ${reference} was not sent, because order ${failedReference} failed first in this run`,
+		`Order ${reference} was not sent: after a failed order no further order is started, which keeps every order findable by the next run. Nothing is lost: run the workflow again to finish the job.`,
+	];
+	return rows.map((row) => rowFailure(node, row, why));
+}
+
+/**
+ * The rows of an order this run placed, each with its own voucher. After an unanswered create
+ * the order found should be ours: when it lists its recipients, each row is proven to be in
+ * it, and `missing` says that some row was not (no further order should start).
+ */
+export function boughtRows(
+	node: INode,
+	rows: CampaignRow[],
+	result: OrderResult,
+): { outcomes: ItemOutcome[]; missing: boolean } {
+	const { reference } = result.order;
+	const vouchers = vouchersOfRows(result.order, rows);
+	const proven = result.foundByLookup && recipientsOf(result.order) === 'known';
+	let missing = false;
+	const outcomes = rows.map((row, index): ItemOutcome => {
+		if (proven && !vouchers[index]) {
+			missing = true;
+			return rowFailure(node, row, [
+				`this row is not in order ${reference}, which answered after an unclear create`,
+				'No voucher was bought for this row. Was the same campaign running twice at the same time? Run the workflow again to finish the job.',
+			]);
+		}
+		// Sent by this run: with "fail" an order that predates the run is refused, so one
+		// found after an unanswered create is this run's (proven above when listed).
+		const bought = { ...result, alreadyExisted: false };
+		return { itemIndex: row.itemIndex, json: [rowJson(row, bought, vouchers[index])] };
+	});
+	return { outcomes, missing };
+}
+
+/** Decisions split into the outcomes of rows settled now, the rows to buy, and how many are held. */
+export function splitDecisions(
+	decisions: RowDecision[],
+	settle: (decision: RowDecision) => ItemOutcome | undefined,
+): { settled: ItemOutcome[]; newRows: CampaignRow[]; held: number } {
+	const split = { settled: [] as ItemOutcome[], newRows: [] as CampaignRow[], held: 0 };
+	for (const decision of decisions) {
+		if (decision.kind === 'held') split.held++;
+		const outcome = settle(decision);
+		if (outcome) split.settled.push(outcome);
+		else split.newRows.push(decision.row);
+	}
+	return split;
+}

@@ -1,0 +1,176 @@
+/**
+ * Campaigns fed in pages by Row ID: pages in any cut, re-runs, rows added, removed and
+ * reordered, two runs at once, a failed order mid-way. Judged from the sandbox's books: each
+ * row's person holds exactly its vouchers, and no order was paid twice.
+ */
+import { describe, expect, it } from 'vitest';
+import type { IDataObject } from 'n8n-workflow';
+
+import { campaignSandboxForThisFile, sheet } from '../../campaignRuns.mts';
+import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
+
+const { sandbox, runCampaign, campaignOrders, expectEveryRowHeldOnce, expectOneDebitPerOrder } =
+	await campaignSandboxForThisFile();
+
+/** `count` rows with IDs from `firstId`, each one 1,000 NGN (so one order per block). */
+const table = (count: number, firstId = 1) =>
+	sheet(count, `id${firstId}-`).map((row, i) => ({ ...row, amount: 1000, id: firstId + i }));
+
+const byId = { extra: { rowIdField: 'id' } };
+const pages = <T,>(rows: T[], size: number) =>
+	Array.from({ length: Math.ceil(rows.length / size) }, (_, i) =>
+		rows.slice(i * size, (i + 1) * size),
+	);
+
+describe('a campaign fed in pages by Row ID', () => {
+	it('pages of any cut buy each row once; a page reads only its own blocks, whatever came before', async () => {
+		const base = uniqueReference('paged');
+		const rows = table(1000, 0);
+		const costs: Array<{ gets: number; posts: number }> = [];
+		for (const page of pages(rows, 100)) {
+			const run = await runCampaign(base, page, {}, byId);
+			expect(run.error).toBeUndefined();
+			expect(run.json.every((row) => row.alreadyExisted === false)).toBe(true);
+			costs.push({ gets: run.gets, posts: run.posts });
+		}
+		// Page k is block k (IDs 100k to 100k + 99): its look-up (a miss), the check that the base
+		// has no whole-sheet orders, and one create, on the 10th page as on the first.
+		expect(costs).toEqual(Array(10).fill({ gets: 2, posts: 1 }));
+		expectEveryRowHeldOnce(base, rows);
+		expectOneDebitPerOrder(base);
+
+		// A re-run in another cut buys nothing and reads each block's one order once.
+		const again = await runCampaign(base, rows, {}, byId);
+		expect(again.posts).toBe(0);
+		expect(again.gets).toBe(10);
+		expect(again.json.every((row) => row.alreadyExisted === true)).toBe(true);
+		expect(again.json.map((row) => row.email)).toEqual(rows.map((row) => row.email));
+	});
+
+	it('rows added, removed and reordered between runs: only the added rows are bought', async () => {
+		const base = uniqueReference('edited');
+		const rows = table(250);
+		await runCampaign(base, rows.slice(0, 200), {}, byId);
+		const edited = [...rows.slice(150, 250), ...rows.slice(0, 100)].reverse();
+		const before = apiRequests(sandbox, 'POST').length;
+		const run = await runCampaign(base, edited, {}, byId);
+		expect(run.error).toBeUndefined();
+		const posted = apiRequests(sandbox, 'POST')
+			.slice(before)
+			.flatMap((p) => ((p.body as IDataObject).recipients as IDataObject[]).map((r) => r.email));
+		expect(posted.sort()).toEqual(
+			rows
+				.slice(200)
+				.map((row) => row.email)
+				.sort(),
+		);
+		expectEveryRowHeldOnce(base, rows);
+		expectOneDebitPerOrder(base);
+	});
+
+	it('two runs at once over the same rows: each row bought once, and neither run fails a row', async () => {
+		const base = uniqueReference('twice');
+		const rows = table(300, 1000);
+		const [a, b] = await Promise.all([
+			runCampaign(base, rows, {}, byId),
+			runCampaign(base, [...rows].reverse(), {}, byId),
+		]);
+		expect(a.error).toBeUndefined();
+		expect(b.error).toBeUndefined();
+		for (const run of [a, b]) expect(run.json.every((row) => row.orderNumber)).toBe(true);
+		expectEveryRowHeldOnce(base, rows);
+		expectOneDebitPerOrder(base);
+	});
+
+	it('pages cut across blocks: a block bought in two pages gets a second order', async () => {
+		const base = uniqueReference('across');
+		const rows = table(150, 0);
+		const first = await runCampaign(base, rows.slice(0, 50), {}, byId);
+		const second = await runCampaign(base, rows.slice(50), {}, byId);
+		expect([first.posts, second.posts]).toEqual([1, 2]);
+		expect(
+			campaignOrders(base)
+				.map((order) => order.reference)
+				.sort(),
+		).toEqual([`${base}-b0-1`, `${base}-b0-2`, `${base}-b1-1`].sort());
+		expectEveryRowHeldOnce(base, rows);
+	});
+
+	it('two runs at once over overlapping pages: the rows they share are bought once', async () => {
+		const base = uniqueReference('overlap');
+		const rows = table(200);
+		await Promise.all([
+			runCampaign(base, rows.slice(0, 150), { recipientsPerOrder: 20 }, byId),
+			runCampaign(base, rows.slice(50), { recipientsPerOrder: 30 }, byId),
+		]);
+		expectEveryRowHeldOnce(base, rows);
+		expectOneDebitPerOrder(base);
+	});
+
+	it('a failed order stops its block only; a re-run buys what is left, once', async () => {
+		const base = uniqueReference('fails');
+		const rows = table(300).map((row) => ({ ...row, template: row.id >= 200 ? 99 : 1 }));
+		const extra = { ...byId.extra, templateId: '={{ $json.template }}' };
+		const first = await runCampaign(base, rows, {}, { extra, continueOnFail: true });
+		const failed = first.json.filter((row) => row.error);
+		expect(failed.length).toBe(101); // IDs 200–300: blocks 2 and 3, refused for the template
+		expect(String(failed[0].error)).toMatch(/Invalid template/);
+		const fixed = rows.map((row) => ({ ...row, template: 1 }));
+		const again = await runCampaign(base, fixed, {}, { extra });
+		expect(again.error).toBeUndefined();
+		expect(again.json.filter((row) => row.alreadyExisted === false)).toHaveLength(101);
+		expectEveryRowHeldOnce(base, rows);
+		expectOneDebitPerOrder(base);
+	});
+
+	it('Row ID from an expression, as text of any length (a bigint), leading zeros ignored', async () => {
+		const base = uniqueReference('bigint');
+		const rows = table(3).map((row, i) => ({ ...row, key: `00${9007199254740993n + BigInt(i)}` }));
+		const extra = { rowIdField: '={{ $json.key }}' };
+		const run = await runCampaign(base, rows, {}, { extra });
+		expect(run.error).toBeUndefined();
+		expect(campaignOrders(base).map((order) => order.reference)).toEqual([
+			`${base}-b90071992547409-1`,
+		]);
+	});
+});
+
+describe('what a paged campaign refuses before sending anything', () => {
+	it.each([
+		['text', 'abc'],
+		['a negative number', -1],
+		['a fraction', 1.5],
+		['nothing', ''],
+	])('a Row ID that is %s names the item and the field', async (_, id) => {
+		const base = uniqueReference('bad-id');
+		const rows = table(3).map((row, i) => (i === 1 ? { ...row, id } : row));
+		const before = apiRequests(sandbox).length;
+		const run = await runCampaign(base, rows, {}, byId);
+		expect(String(run.error?.message)).toMatch(
+			/^Item 1: invalid "rowId": Row ID must be a whole number/,
+		);
+		expect(apiRequests(sandbox).length).toBe(before);
+	});
+
+	it('the same Row ID on two rows names both items', async () => {
+		const base = uniqueReference('dup-id');
+		const rows = table(3).map((row, i) => (i === 2 ? { ...row, id: 1 } : row));
+		const before = apiRequests(sandbox).length;
+		const run = await runCampaign(base, rows, {}, byId);
+		expect(String(run.error?.message)).toBe('Item 2: invalid "rowId": Row ID 1 is also item 0\'s');
+		expect(apiRequests(sandbox).length).toBe(before);
+	});
+
+	it('a base with whole-sheet orders is not bought again by Row ID', async () => {
+		const base = uniqueReference('mixed');
+		const rows = table(5);
+		await runCampaign(base, rows);
+		const before = apiRequests(sandbox, 'POST').length;
+		const run = await runCampaign(base, rows, {}, { ...byId, continueOnFail: true });
+		expect(apiRequests(sandbox, 'POST').length).toBe(before);
+		expect(run.json.every((row) => /orders made without Row ID/.test(String(row.error)))).toBe(
+			true,
+		);
+		expectEveryRowHeldOnce(base, rows);
+	});
+});
