@@ -265,10 +265,12 @@ async function createOrderSafely(
 			}
 			const existing = await lookUpAfterUnclearCreate(client, reference, itemIndex, error);
 			if (existing) {
-				const match = checkFoundOrder(client.node, { itemIndex, request }, existing);
+				// Before comparing: the order of another run at once differs from this one, and a
+				// campaign fed by Row ID reads and matches it (pagedCampaign.ts) rather than failing.
 				if (predatesRun && ifReferenceExists === 'fail') {
 					throw referenceExists(client.node, itemIndex, reference, existing);
 				}
+				const match = checkFoundOrder(client.node, { itemIndex, request }, existing);
 				// alreadyExisted says "an earlier run bought this", so a workflow that delivers
 				// codes only for new orders never skips one paid for in this run.
 				return {
