@@ -50,6 +50,28 @@ export const personKey = (p: { email?: unknown; firstName?: unknown; lastName?: 
 export const hints = (run: Awaited<ReturnType<typeof runVoucher>>) =>
 	run.run.data.resultData.runData['Node under test'][0].hints ?? [];
 
+/** `count` rows with IDs from `firstId`, each one 1,000 NGN (so one order per block). */
+export const table = (count: number, firstId = 1) =>
+	sheet(count, `id${firstId}-`).map((row, i) => ({ ...row, amount: 1000, id: firstId + i }));
+
+/** A campaign fed by Row ID, from the rows' `id` column (runCampaign's `run`). */
+export const byId = { extra: { rowIdField: 'id' } };
+
+/** Rows cut into pages of `size`. */
+export const pages = <T,>(rows: T[], size: number) =>
+	Array.from({ length: Math.ceil(rows.length / size) }, (_, i) =>
+		rows.slice(i * size, (i + 1) * size),
+	);
+
+/** Get Campaign of each input item's `base`, with Row IDs From and To from its `from` and `to`. */
+export const GET_CAMPAIGN_BY_ROW_IDS: INodeParameters = {
+	resource: 'order',
+	operation: 'getCampaign',
+	reference: '={{ $json.base }}',
+	rowIdsFrom: '={{ $json.from }}',
+	rowIdsTo: '={{ $json.to }}',
+};
+
 /** Each row's amount comes from its `amount` column, so one sheet holds two amount groups. */
 const campaign = (base: string, options: INodeParameters = {}, extra: INodeParameters = {}) =>
 	campaignParameters(base, options, { amount: '={{ $json.amount }}', ...extra });
@@ -87,10 +109,49 @@ export async function campaignSandboxForThisFile() {
 	}
 
 	/** Whole-sheet orders `<base>-n` and paged ones `<base>-b<block>-n` alike. */
-	const ofCampaign = (base: string, reference: string | undefined) =>
+	const ofCampaign = (base: string, reference: string | null | undefined) =>
 		new RegExp(`^${base}-(b\\d+-)?\\d+$`).test(reference ?? '');
 	const campaignOrders = (base: string) =>
 		[...sandbox.state.orders.values()].filter((order) => ofCampaign(base, order.reference));
+
+	/**
+	 * The report Get Campaign should give, from the books: every voucher, in block (paged
+	 * orders `<base>-b<block>-n`), then order-number, then list order.
+	 */
+	function reportFromBooks(base: string): IDataObject[] {
+		const place = (reference: string) => {
+			const [, block = '-1', number = '0'] = /-(?:b(\d+)-)?(\d+)$/.exec(reference) ?? [];
+			return [BigInt(block), BigInt(number)];
+		};
+		const compare = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+		const orders = campaignOrders(base).sort((a, b) => {
+			const [[blockA, numberA], [blockB, numberB]] = [place(a.reference), place(b.reference)];
+			return compare(blockA, blockB) || compare(numberA, numberB);
+		});
+		return orders.flatMap((order): IDataObject[] => {
+			const orderFields = {
+				reference: order.reference,
+				orderNumber: order.orderNumber,
+				orderStatus: order.status,
+			};
+			if (order.status === 'PROCESSING' || order.vouchers.length === 0) {
+				const deliveryStatus = ['FAILED', 'CANCELED'].includes(order.status)
+					? order.status
+					: 'PROCESSING';
+				const none = { email: null, firstName: null, lastName: null, value: null, serial: null };
+				return [{ ...none, ...orderFields, deliveryStatus, vouchersListed: false }];
+			}
+			return order.vouchers.map((voucher) => ({
+				email: voucher.email,
+				firstName: voucher.firstName,
+				lastName: voucher.lastName,
+				value: voucher.value,
+				serial: voucher.serial,
+				...orderFields,
+				deliveryStatus: voucher.status,
+			}));
+		});
+	}
 
 	/** The ledger view: voucher values (NGN) each recipient holds across the campaign's orders. */
 	function vouchersPerRecipient(base: string): Map<string, number[]> {
@@ -134,6 +195,7 @@ export async function campaignSandboxForThisFile() {
 		sandbox,
 		runCampaign,
 		campaignOrders,
+		reportFromBooks,
 		vouchersPerRecipient,
 		expectEveryRowHeldOnce,
 		expectOneDebitPerOrder,

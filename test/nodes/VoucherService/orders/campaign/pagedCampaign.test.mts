@@ -6,21 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 
-import { campaignSandboxForThisFile, sheet } from '../../campaignRuns.mts';
+import { byId, campaignSandboxForThisFile, pages, table } from '../../campaignRuns.mts';
 import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
 
 const { sandbox, runCampaign, campaignOrders, expectEveryRowHeldOnce, expectOneDebitPerOrder } =
 	await campaignSandboxForThisFile();
-
-/** `count` rows with IDs from `firstId`, each one 1,000 NGN (so one order per block). */
-const table = (count: number, firstId = 1) =>
-	sheet(count, `id${firstId}-`).map((row, i) => ({ ...row, amount: 1000, id: firstId + i }));
-
-const byId = { extra: { rowIdField: 'id' } };
-const pages = <T,>(rows: T[], size: number) =>
-	Array.from({ length: Math.ceil(rows.length / size) }, (_, i) =>
-		rows.slice(i * size, (i + 1) * size),
-	);
 
 describe('a campaign fed in pages by Row ID', () => {
 	it('pages of any cut buy each row once; a page reads only its own blocks, whatever came before', async () => {
