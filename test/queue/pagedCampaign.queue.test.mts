@@ -154,8 +154,13 @@ describe('queue mode: one campaign in pages over several workers at once', () =>
 		books.expectEveryRowHeldOnce(base, rows);
 		books.expectOneDebitPerOrder(base);
 		expect(orders.every((order) => /-b\d+-\d+$/.test(order.reference))).toBe(true);
+		// Executions met at the service: some creates of a number came second and were refused.
+		const creates = sandbox.state.requests.filter(
+			(r) => r.method === 'POST' && r.path.startsWith('/v2/orders'),
+		).length;
+		expect(creates).toBeGreaterThan(orders.length);
 		console.info(
-			`${PAGES.length} executions on ${workersUsed.size} workers: ${ROWS} rows in ${orders.length} orders, ${held} page rows held from another execution's order`,
+			`${PAGES.length} executions on ${workersUsed.size} workers: ${ROWS} rows in ${orders.length} orders, ${creates - orders.length} creates refused to a run that came second, ${held} page rows held from another execution's order`,
 		);
 	});
 });
