@@ -1,12 +1,11 @@
 /**
- * Campaign runs against a sandbox, judged from the sandbox's own books: the vouchers each
- * recipient holds across all orders of the campaign, and one debit per order. Built on
- * voucherNodeRunner.mts, for every test that runs a campaign (orders/campaign/campaign.*,
+ * Campaign runs against a sandbox, judged from the sandbox's own books (campaignBooks.mts).
+ * Built on voucherNodeRunner.mts, for every test that runs a campaign (orders/campaign/campaign.*,
  * orders/buy/, actions/order/createOptions, and others).
  */
-import { expect } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { campaignBooks, type BookRow } from './campaignBooks.mts';
 import {
 	apiRequests,
 	campaignParameters,
@@ -24,12 +23,7 @@ export const DISCOVERY_MISSES = 32;
 /** How long the sandbox keeps a slow order PROCESSING in these files, unless a test changes it. */
 export const PROCESSING_DELAY_MS = 300;
 
-interface Row extends IDataObject {
-	firstName: string;
-	lastName: string;
-	email: string;
-	amount: number;
-}
+type Row = BookRow & IDataObject;
 
 /** Thirty rows like the issue's: every third row 1,000 NGN, the others 2,000 NGN. */
 export function sheet(count: number, prefix = 'p'): Row[] {
@@ -42,9 +36,6 @@ export function sheet(count: number, prefix = 'p'): Row[] {
 }
 
 export const atAmount = (rows: Row[], amount: number) => rows.map((row) => ({ ...row, amount }));
-
-export const personKey = (p: { email?: unknown; firstName?: unknown; lastName?: unknown }) =>
-	[p.email, p.firstName, p.lastName].map((v) => String(v).trim().toLowerCase()).join('|');
 
 /** The execution hints of the node's run (Dry Run's totals, the narration hint). */
 export const hints = (run: Awaited<ReturnType<typeof runVoucher>>) =>
@@ -108,84 +99,6 @@ export async function campaignSandboxForThisFile() {
 		};
 	}
 
-	/** Whole-sheet orders `<base>-n` and paged ones `<base>-b<block>-n` alike. */
-	const ofCampaign = (base: string, reference: string | null | undefined) =>
-		new RegExp(`^${base}-(b\\d+-)?\\d+$`).test(reference ?? '');
-	const campaignOrders = (base: string) =>
-		[...sandbox.state.orders.values()].filter((order) => ofCampaign(base, order.reference));
-
-	/**
-	 * The report Get Campaign should give, from the books: every voucher, in block (paged
-	 * orders `<base>-b<block>-n`), then order-number, then list order.
-	 */
-	function reportFromBooks(base: string): IDataObject[] {
-		const place = (reference: string) => {
-			const [, block = '-1', number = '0'] = /-(?:b(\d+)-)?(\d+)$/.exec(reference) ?? [];
-			return [BigInt(block), BigInt(number)];
-		};
-		const compare = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
-		const orders = campaignOrders(base).sort((a, b) => {
-			const [[blockA, numberA], [blockB, numberB]] = [place(a.reference), place(b.reference)];
-			return compare(blockA, blockB) || compare(numberA, numberB);
-		});
-		return orders.flatMap((order): IDataObject[] => {
-			const orderFields = {
-				reference: order.reference,
-				orderNumber: order.orderNumber,
-				orderStatus: order.status,
-			};
-			if (order.status === 'PROCESSING' || order.vouchers.length === 0) {
-				const deliveryStatus = ['FAILED', 'CANCELED'].includes(order.status)
-					? order.status
-					: 'PROCESSING';
-				const none = { email: null, firstName: null, lastName: null, value: null, serial: null };
-				return [{ ...none, ...orderFields, deliveryStatus, vouchersListed: false }];
-			}
-			return order.vouchers.map((voucher) => ({
-				email: voucher.email,
-				firstName: voucher.firstName,
-				lastName: voucher.lastName,
-				value: voucher.value,
-				serial: voucher.serial,
-				...orderFields,
-				deliveryStatus: voucher.status,
-			}));
-		});
-	}
-
-	/** The ledger view: voucher values (NGN) each recipient holds across the campaign's orders. */
-	function vouchersPerRecipient(base: string): Map<string, number[]> {
-		const held = new Map<string, number[]>();
-		for (const order of campaignOrders(base)) {
-			for (const voucher of order.vouchers) {
-				const key = personKey(voucher);
-				held.set(key, [...(held.get(key) ?? []), voucher.value]);
-			}
-		}
-		return held;
-	}
-
-	/** Each row's person holds exactly as many vouchers of each value as the sheet lists. */
-	function expectEveryRowHeldOnce(base: string, rows: Row[]) {
-		const wanted = new Map<string, number[]>();
-		for (const row of rows)
-			wanted.set(personKey(row), [...(wanted.get(personKey(row)) ?? []), row.amount]);
-		const held = vouchersPerRecipient(base);
-		for (const [key, values] of wanted) {
-			expect([...(held.get(key) ?? [])].sort(), key).toEqual([...values].sort());
-		}
-		expect(held.size).toBe(wanted.size);
-	}
-
-	/** One debit per order of the campaign: no order was ever paid twice. */
-	function expectOneDebitPerOrder(base: string) {
-		const debits = sandbox.state.ledger.filter(
-			(e) => e.kind === 'debit' && ofCampaign(base, e.reference),
-		);
-		expect(debits.length).toBe(campaignOrders(base).length);
-		expect(new Set(debits.map((e) => e.reference)).size).toBe(debits.length);
-	}
-
 	const recipientsPosted = (since: number) =>
 		apiRequests(sandbox, 'POST')
 			.slice(since)
@@ -194,11 +107,7 @@ export async function campaignSandboxForThisFile() {
 	return {
 		sandbox,
 		runCampaign,
-		campaignOrders,
-		reportFromBooks,
-		vouchersPerRecipient,
-		expectEveryRowHeldOnce,
-		expectOneDebitPerOrder,
+		...campaignBooks(sandbox),
 		recipientsPosted,
 	};
 }

@@ -217,7 +217,8 @@ function notBoughtRefused(
  * reference) the reference is looked up first:
  * - found: that order is returned if it is this request (see orders/match.ts), marked
  *   alreadyExisted only when a create was refused with no unclear attempt before it; an order
- *   that differs is an error;
+ *   that differs is an error; with If Reference Exists → Fail, such a refusal is
+ *   ReferenceExistsError, whatever the order;
  * - not found (`04`): "not now" (a 502, 503 or 504, see client.send) is sent again with no
  *   attempt used, a transient failure is retried with backoff, a refusal is reported.
  * A 429 is not unclear: the service refuses it before processing, so the transport sends it

@@ -72,6 +72,36 @@ describe('a campaign fed in pages by Row ID', () => {
 		expectOneDebitPerOrder(base);
 	});
 
+	it('two runs at once over different rows of one block: the create that comes second goes on with the next number', async () => {
+		const base = uniqueReference('race');
+		const rows = table(100, 0);
+		// Both runs read the block before either creates, so both create order 1; the second
+		// create is refused, and the order under it, complete and for other rows, is not this run's.
+		sandbox.configure({ latencyMs: 100 });
+		let runs;
+		try {
+			runs = await Promise.all([
+				runCampaign(base, rows.slice(0, 50), {}, byId),
+				runCampaign(base, rows.slice(50), {}, byId),
+			]);
+		} finally {
+			sandbox.configure({ latencyMs: 0 });
+		}
+		const creates = apiRequests(sandbox, 'POST').map((p) => (p.body as IDataObject).reference);
+		expect(creates.filter((reference) => reference === `${base}-b0-1`)).toHaveLength(2);
+		for (const run of runs) {
+			expect(run.error?.message).toBeUndefined();
+			expect(run.json.every((row) => row.alreadyExisted === false)).toBe(true);
+		}
+		expect(
+			campaignOrders(base)
+				.map((order) => order.reference)
+				.sort(),
+		).toEqual([`${base}-b0-1`, `${base}-b0-2`]);
+		expectEveryRowHeldOnce(base, rows);
+		expectOneDebitPerOrder(base);
+	});
+
 	it('pages cut across blocks: a block bought in two pages gets a second order', async () => {
 		const base = uniqueReference('across');
 		const rows = table(150, 0);
