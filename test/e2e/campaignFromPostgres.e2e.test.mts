@@ -80,8 +80,9 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			lookUps: served.filter((r) => r.method === 'GET' && ofBase(r)).length,
 			creates: served.filter((r) => r.method === 'POST' && ofBase(r) && r.statusCode === '00')
 				.length,
-			refusedCreates: served.filter((r) => r.method === 'POST' && ofBase(r) && r.statusCode !== '00')
-				.length,
+			refusedCreates: served.filter(
+				(r) => r.method === 'POST' && ofBase(r) && r.statusCode !== '00',
+			).length,
 		};
 	};
 	const lastSeq = () => sandbox.state.requests.at(-1)?.seq ?? 0;
@@ -104,7 +105,9 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 
 	/** Rows of the table with no voucher, and with more than one (or another amount). */
 	async function tally(base: string) {
-		const { rows } = await db.query('SELECT id::text AS id, amount::float AS amount FROM campaign_recipients');
+		const { rows } = await db.query(
+			'SELECT id::text AS id, amount::float AS amount FROM campaign_recipients',
+		);
 		const { orders, vouchers, debits } = books(base);
 		const wanted = new Map(rows.map((r) => [String(r.id), Number(r.amount)]));
 		return {
@@ -118,7 +121,14 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			orders: orders.length,
 		};
 	}
-	const everyRowOnce = { missing: 0, doubled: 0, wrongValue: 0, strangers: 0, ordersPaidTwice: 0, ordersUnpaid: 0 };
+	const everyRowOnce = {
+		missing: 0,
+		doubled: 0,
+		wrongValue: 0,
+		strangers: 0,
+		ordersPaidTwice: 0,
+		ordersUnpaid: 0,
+	};
 
 	const totalsOf = (ex: Execution) => {
 		expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
@@ -128,7 +138,11 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 
 	/** The example's files imported as a user does, over what is there (same ids). */
 	async function importExample(dir = EXAMPLE_DIR) {
-		await runN8nCommand(inject('n8nUserFolder'), ['import:workflow', '--separate', `--input=${dir}`]);
+		await runN8nCommand(inject('n8nUserFolder'), [
+			'import:workflow',
+			'--separate',
+			`--input=${dir}`,
+		]);
 	}
 
 	/** The campaign under another base reference: a second campaign over the same table. */
@@ -190,62 +204,91 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		const seq = lastSeq();
 		const t1 = Date.now();
 		const totals = totalsOf(await runCampaign());
-		console.log(`re-run after the crash: ${JSON.stringify(totals)}, ${JSON.stringify(requestsSince(seq, BASE))}, ${Date.now() - t1} ms`);
+		console.log(
+			`re-run after the crash: ${JSON.stringify(totals)}, ${JSON.stringify(requestsSince(seq, BASE))}, ${Date.now() - t1} ms`,
+		);
 		expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
 		expect(totals).toMatchObject({ pages: ROWS / 1000 + 1, rows: ROWS, refusedOrFailed: 0 });
 		expect(totals.bought + totals.held).toBe(ROWS);
 		expect(totals.held).toBeGreaterThanOrEqual(killed.held);
 	}, 600_000);
 
-	it('a re-run buys nothing, with one look-up per 100 IDs and no create', async () => {
-		const seq = lastSeq();
-		const t0 = Date.now();
-		const totals = totalsOf(await runCampaign());
-		const requests = requestsSince(seq, BASE);
-		console.log(`re-run: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`);
-		expect(totals).toMatchObject({ rows: ROWS, bought: 0, held: ROWS, refusedOrFailed: 0, spentNgn: 0 });
-		expect(requests).toEqual({ lookUps: Math.ceil((ROWS + 1) / BLOCK), creates: 0, refusedCreates: 0 });
-		expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
-	}, RUN_TIMEOUT_MS);
+	it(
+		'a re-run buys nothing, with one look-up per 100 IDs and no create',
+		async () => {
+			const seq = lastSeq();
+			const t0 = Date.now();
+			const totals = totalsOf(await runCampaign());
+			const requests = requestsSince(seq, BASE);
+			console.log(
+				`re-run: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
+			);
+			expect(totals).toMatchObject({
+				rows: ROWS,
+				bought: 0,
+				held: ROWS,
+				refusedOrFailed: 0,
+				spentNgn: 0,
+			});
+			expect(requests).toEqual({
+				lookUps: Math.ceil((ROWS + 1) / BLOCK),
+				creates: 0,
+				refusedCreates: 0,
+			});
+			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
+		},
+		RUN_TIMEOUT_MS,
+	);
 
-	it('rows added to the table: a re-run buys only those', async () => {
-		// ID 0 joins block 0 (IDs 1 to 99 bought), 20001 to 20250 block 200 (20000 bought) and two new blocks.
-		await db.query(FILL, [0, 0]);
-		await db.query(FILL, [ROWS + 1, ROWS + 250]);
-		const added = await db.query(
-			`SELECT sum(amount)::float AS ngn FROM campaign_recipients WHERE id = 0 OR id > ${ROWS}`,
-		);
-		const seq = lastSeq();
-		const t0 = Date.now();
-		const totals = totalsOf(await runCampaign());
-		const requests = requestsSince(seq, BASE);
-		console.log(`rows added: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`);
-		expect(totals).toMatchObject({
-			rows: ROWS + 251,
-			bought: 251,
-			held: ROWS,
-			refusedOrFailed: 0,
-			spentNgn: added.rows[0].ngn,
-		});
-		// b0-2 and b200-2 beside their first orders, b201-1 and b202-1.
-		expect(requests.creates).toBe(4);
-		expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS + 251 });
-	}, RUN_TIMEOUT_MS);
+	it(
+		'rows added to the table: a re-run buys only those',
+		async () => {
+			// ID 0 joins block 0 (IDs 1 to 99 bought), 20001 to 20250 block 200 (20000 bought) and two new blocks.
+			await db.query(FILL, [0, 0]);
+			await db.query(FILL, [ROWS + 1, ROWS + 250]);
+			const added = await db.query(
+				`SELECT sum(amount)::float AS ngn FROM campaign_recipients WHERE id = 0 OR id > ${ROWS}`,
+			);
+			const seq = lastSeq();
+			const t0 = Date.now();
+			const totals = totalsOf(await runCampaign());
+			const requests = requestsSince(seq, BASE);
+			console.log(
+				`rows added: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
+			);
+			expect(totals).toMatchObject({
+				rows: ROWS + 251,
+				bought: 251,
+				held: ROWS,
+				refusedOrFailed: 0,
+				spentNgn: added.rows[0].ngn,
+			});
+			// b0-2 and b200-2 beside their first orders, b201-1 and b202-1.
+			expect(requests.creates).toBe(4);
+			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS + 251 });
+		},
+		RUN_TIMEOUT_MS,
+	);
 
-	it('two executions at once over the same pages buy each ID once between them', async () => {
-		const base = `${BASE}-twice`;
-		await importWithBase(base);
-		const seq = lastSeq();
-		const t0 = Date.now();
-		const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN.id, START)));
-		const both = await Promise.all(ids.map((id) => rest.waitForExecution(id, RUN_TIMEOUT_MS)));
-		const [a, b] = both.map(totalsOf);
-		const requests = requestsSince(seq, base);
-		console.log(`two at once: ${JSON.stringify([a, b])}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`);
-		const rows = ROWS + 251;
-		expect(await tally(base)).toMatchObject({ ...everyRowOnce, held: rows });
-		expect(a.bought + b.bought).toBe(rows);
-		for (const totals of [a, b])
-			expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
-	}, RUN_TIMEOUT_MS);
+	it(
+		'two executions at once over the same pages buy each ID once between them',
+		async () => {
+			const base = `${BASE}-twice`;
+			await importWithBase(base);
+			const seq = lastSeq();
+			const t0 = Date.now();
+			const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN.id, START)));
+			const both = await Promise.all(ids.map((id) => rest.waitForExecution(id, RUN_TIMEOUT_MS)));
+			const [a, b] = both.map(totalsOf);
+			const requests = requestsSince(seq, base);
+			console.log(
+				`two at once: ${JSON.stringify([a, b])}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
+			);
+			const rows = ROWS + 251;
+			expect(await tally(base)).toMatchObject({ ...everyRowOnce, held: rows });
+			expect(a.bought + b.bought).toBe(rows);
+			for (const totals of [a, b]) expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
+		},
+		RUN_TIMEOUT_MS,
+	);
 });

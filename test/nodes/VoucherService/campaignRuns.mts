@@ -87,7 +87,7 @@ export async function campaignSandboxForThisFile() {
 	}
 
 	/** Whole-sheet orders `<base>-n` and paged ones `<base>-b<block>-n` alike. */
-	const ofCampaign = (base: string, reference: string | undefined) =>
+	const ofCampaign = (base: string, reference: string | null | undefined) =>
 		new RegExp(`^${base}-(b\\d+-)?\\d+$`).test(reference ?? '');
 	const campaignOrders = (base: string) =>
 		[...sandbox.state.orders.values()].filter((order) => ofCampaign(base, order.reference));

@@ -31,13 +31,17 @@ async function campaign(templateId: string) {
 	const reads: string[] = [];
 	const run = await runVoucher(
 		sandbox,
-		campaignParameters(uniqueReference('tpl'), {}, {
-			templateId,
-			firstNameField: 'first_name',
-			lastNameField: 'last_name',
-			emailField: 'email',
-			rowIdField: 'id',
-		}),
+		campaignParameters(
+			uniqueReference('tpl'),
+			{},
+			{
+				templateId,
+				firstNameField: 'first_name',
+				lastNameField: 'last_name',
+				emailField: 'email',
+				rowIdField: 'id',
+			},
+		),
 		{ items: rows, parameterReads: reads },
 	);
 	const bodies = apiRequests(sandbox, 'POST').map((entry) => {
