@@ -33,6 +33,7 @@ const CAMPAIGN = readWorkflow('campaign.json');
 const PAGE = readWorkflow('campaign-page.json');
 const START = 'When clicking ‘Execute workflow’';
 const TOTALS = 'Totals so far';
+const EACH_PAGE = 'Each page';
 const BASE = CAMPAIGN.nodes
 	.find((n) => n.name === 'Campaign settings')!
 	.parameters.assignments.assignments.find((a: { name: string }) => a.name === 'baseReference')
@@ -41,11 +42,17 @@ const BASE = CAMPAIGN.nodes
 const ROWS = 20_000;
 const BLOCK = 100;
 const RUN_TIMEOUT_MS = 240_000;
+/*
+ * The service's answer time. It keeps creates in flight when n8n is killed, and lets the second
+ * of two executions at once, which only reads where the first bought, catch up with it: both
+ * then look up and create the same block's order at once.
+ */
+const LATENCY_MS = 50;
 
 /*
- * Product, template and amount change from block to block of 100 IDs, never within one: a
- * block is then one order (Recipients per Order is 100), as a campaign where each row could
- * differ would not be. 500 to 2,500 NGN a row.
+ * Product, template and amount change from one block of 100 IDs to the next, never within one,
+ * so that each block is one order (Recipients per Order is 100): rows that differ within a block
+ * make an order per kind there. 500 to 2,500 NGN a row.
  */
 const FILL = `INSERT INTO campaign_recipients
 SELECT id, 'First' || id, 'Last' || id, 'person' || id || '@example.com',
@@ -175,7 +182,11 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			template_id integer NOT NULL
 		)`);
 		await db.query(FILL, [1, ROWS]);
-		sandbox = await startSandbox({ port: 0, initialBalanceNgn: 1_000_000_000 });
+		sandbox = await startSandbox({
+			port: 0,
+			latencyMs: LATENCY_MS,
+			initialBalanceNgn: 1_000_000_000,
+		});
 		// Named as the example names them: the import finds them by name.
 		await sandboxApiCredential(rest, sandbox, 'Voucher Service account');
 		await postgresCredential(rest, pg, 'Your PostgreSQL');
@@ -247,21 +258,46 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			await db.query(FILL, [0, 0]);
 			await db.query(FILL, [ROWS + 1, ROWS + 250]);
 			const added = await db.query(
-				`SELECT sum(amount)::float AS ngn FROM campaign_recipients WHERE id = 0 OR id > ${ROWS}`,
+				`SELECT (sum(amount) FILTER (WHERE id = 0))::float AS first, (sum(amount) FILTER (WHERE id > ${ROWS}))::float AS last FROM campaign_recipients`,
 			);
+			const spent = added.rows[0] as { first: number; last: number };
 			const seq = lastSeq();
 			const t0 = Date.now();
-			const totals = totalsOf(await runCampaign());
+			const ex = await runCampaign();
+			const totals = totalsOf(ex);
 			const requests = requestsSince(seq, BASE);
 			console.log(
 				`rows added: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
 			);
+			// Each page's summary, as Each page hands them to Totals so far.
+			const pages = ex.data.resultData.runData[EACH_PAGE].at(-1)!.data!.main![0]!.map(
+				(i) => i.json,
+			);
+			expect(pages).toHaveLength(21);
+			expect(pages[0]).toEqual({
+				firstId: '0',
+				lastId: '999',
+				rows: 1000,
+				bought: 1,
+				held: 999,
+				refusedOrFailed: 0,
+				spentNgn: spent.first,
+			});
+			expect(pages[20]).toEqual({
+				firstId: '20000',
+				lastId: '20999',
+				rows: 251,
+				bought: 250,
+				held: 1,
+				refusedOrFailed: 0,
+				spentNgn: spent.last,
+			});
 			expect(totals).toMatchObject({
 				rows: ROWS + 251,
 				bought: 251,
 				held: ROWS,
 				refusedOrFailed: 0,
-				spentNgn: added.rows[0].ngn,
+				spentNgn: spent.first + spent.last,
 			});
 			// b0-2 and b200-2 beside their first orders, b201-1 and b202-1.
 			expect(requests.creates).toBe(4);
@@ -288,6 +324,8 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			expect(await tally(base)).toMatchObject({ ...everyRowOnce, held: rows });
 			expect(a.bought + b.bought).toBe(rows);
 			for (const totals of [a, b]) expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
+			// They did race: creates of the same order, the second refused as a used Reference.
+			expect(requests.refusedCreates).toBeGreaterThan(0);
 		},
 		RUN_TIMEOUT_MS,
 	);
