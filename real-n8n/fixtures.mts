@@ -1,7 +1,8 @@
 // What the tests, the benchmarks and the demo share about our package and the sandbox, in
 // one place: the names n8n gives our node and credential types, the credentials they create
-// in a real n8n, the sandbox's Basic auth header, and a wait for a condition.
+// in a real n8n (ours, and n8n's Postgres one), the sandbox's Basic auth header, and a wait for a condition.
 import type { N8nRest } from './rest.mts';
+import type { Postgres } from './services.mts';
 
 /** The credential types' names (as nodes/serviceProtocol/credentials.ts declares them). */
 export const API_CREDENTIAL = 'voucherServiceApi';
@@ -51,6 +52,23 @@ export async function webhookCredential(
 	secret: string,
 ): Promise<{ id: string; name: string }> {
 	return await rest.createCredential(name, WEBHOOK_CREDENTIAL, { secret });
+}
+
+/** n8n's own Postgres credential, pointed at a PostgreSQL of services.mts (trust: no password). */
+export async function postgresCredential(
+	rest: N8nRest,
+	pg: Pick<Postgres, 'host' | 'port' | 'database' | 'user'>,
+	name: string,
+): Promise<{ id: string; name: string }> {
+	const { host, port, database, user } = pg;
+	return await rest.createCredential(name, 'postgres', {
+		host,
+		port,
+		database,
+		user,
+		password: '',
+		ssl: 'disable',
+	});
 }
 
 /**

@@ -17,7 +17,13 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { installCommunityPackage, makeUserFolder, startN8n, type RunningN8n } from './n8n.mts';
+import {
+	installCommunityPackage,
+	makeUserFolder,
+	startN8n,
+	type RunningN8n,
+	type StopSignal,
+} from './n8n.mts';
 import { N8N_VERSION } from './paths.mts';
 import { N8nRest, OWNER } from './rest.mts';
 
@@ -58,8 +64,8 @@ export interface Instance {
 	readonly userFolder: string;
 	/** <userFolder>/files: where n8n may read files when `restrictFileAccess` is set. */
 	readonly filesDir: string;
-	/** Stops n8n and starts it again on the same port, folder and settings. */
-	restart(): Promise<void>;
+	/** Stops n8n (SIGKILL: kills it, as a crash would) and starts it again on the same port, folder and settings. */
+	restart(signal?: StopSignal): Promise<void>;
 	/** Stops n8n and removes its user folder (unless `keepUserFolder`). */
 	stop(): Promise<void>;
 }
@@ -101,9 +107,9 @@ export async function startInstance(opts: InstanceOptions): Promise<Instance> {
 			rest,
 			userFolder,
 			filesDir,
-			async restart() {
+			async restart(signal) {
 				const { port } = n8n!;
-				await n8n!.stop();
+				await n8n!.stop(signal);
 				n8n = await start(port);
 			},
 			stop,

@@ -48,8 +48,11 @@ export interface RunningN8n {
 	logFile: string;
 	/** Last lines of n8n's output. */
 	logTail(lines?: number): string;
-	stop(): Promise<void>;
+	/** SIGTERM and a wait for a clean exit; with SIGKILL, a crash (nothing is finished or saved). */
+	stop(signal?: StopSignal): Promise<void>;
 }
+
+export type StopSignal = 'SIGTERM' | 'SIGKILL';
 
 function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
@@ -226,12 +229,12 @@ export async function startN8n(opts: StartOptions = {}): Promise<RunningN8n> {
 	const logTail = (lines = 40) => buf.split('\n').slice(-lines).join('\n');
 	const url = `http://127.0.0.1:${port}`;
 	let stopped: Promise<void> | undefined;
-	const stop = (): Promise<void> => {
+	const stop = (signal: StopSignal = 'SIGTERM'): Promise<void> => {
 		stopped ??= (async () => {
 			if (child.exitCode === null && child.signalCode === null) {
 				const exit = new Promise<void>((r) => child.once('exit', () => r()));
 				try {
-					process.kill(child.pid!, 'SIGTERM');
+					process.kill(child.pid!, signal);
 				} catch {
 					/* already gone */
 				}
@@ -266,6 +269,26 @@ export async function startN8n(opts: StartOptions = {}): Promise<RunningN8n> {
 		throw e;
 	}
 	return { version, url, port, userFolder, pid: child.pid!, logFile, logTail, stop };
+}
+
+/**
+ * Runs an n8n command (`import:workflow`, `publish:workflow`, …) on the data in `userFolder`,
+ * with the settings startN8n gives n8n there, as a user runs it beside their n8n; its output.
+ */
+export async function runN8nCommand(
+	userFolder: string,
+	args: string[],
+	version = N8N_VERSION,
+): Promise<string> {
+	const node = ensureNode(versionFacts(version).nodeMajor);
+	// A command listens on no port; the ports only complete the settings.
+	const env = { ...envFor(node), ...n8nEnv(0, 0, userFolder, version) };
+	return await runCommand(
+		node.bin,
+		[n8nBin(installDir(undefined, version)), ...args],
+		userFolder,
+		env,
+	);
 }
 
 /**

@@ -24,6 +24,7 @@ import {
 	startN8n,
 	type RunningN8n,
 	type StartOptions,
+	type StopSignal,
 } from './n8n.mts';
 import { ownerSession } from './instance.mts';
 import { startRouter, type Router } from './proxy.mts';
@@ -133,7 +134,7 @@ export interface QueueCluster {
 	/** The main process's REST API, logged in as the owner. */
 	rest: N8nRest;
 	/** Stops every n8n process, then starts them again on the same ports and folders. */
-	restart(): Promise<void>;
+	restart(signal?: StopSignal): Promise<void>;
 	stop(): Promise<void>;
 }
 
@@ -227,8 +228,8 @@ export async function startQueueCluster(opts: {
 			`main, ${WORKERS} workers, ${WEBHOOK_PROCESSES} webhook processes up in ${Date.now() - t0} ms`,
 		);
 	};
-	const stopAll = async () => {
-		await Promise.all([...webhooks, ...workers, main].filter(Boolean).map((p) => p.stop()));
+	const stopAll = async (signal?: StopSignal) => {
+		await Promise.all([...webhooks, ...workers, main].filter(Boolean).map((p) => p.stop(signal)));
 	};
 	const cluster: Omit<QueueCluster, 'rest'> = {
 		get main() {
@@ -244,8 +245,8 @@ export async function startQueueCluster(opts: {
 		postgres,
 		redis,
 		nodesDir,
-		async restart() {
-			await stopAll();
+		async restart(signal) {
+			await stopAll(signal);
 			await startAll();
 		},
 		async stop() {

@@ -268,15 +268,20 @@ export class N8nRest {
 		return await this.request('POST', `/rest/workflows/${id}/deactivate`, {});
 	}
 
-	/** Runs a saved workflow like the editor's "Execute workflow" button and waits for it to finish. */
-	async runWorkflow(id: string, triggerName: string, timeoutMs = 60_000): Promise<Execution> {
+	/** Starts a saved workflow like the editor's "Execute workflow" button; its execution's id. */
+	async startWorkflow(id: string, triggerName: string): Promise<string> {
 		const body: Record<string, unknown> = { triggerToStartFrom: { name: triggerName } };
 		if (versionFacts(this.version).restRunBody === 'with-workflow-data')
 			body.workflowData = await this.getWorkflow(id);
 		const started = await this.request('POST', `/rest/workflows/${id}/run`, body);
 		if (!started?.executionId)
 			throw new Error(`workflow ${id} did not start: ${JSON.stringify(started)}`);
-		return await this.waitForExecution(String(started.executionId), timeoutMs);
+		return String(started.executionId);
+	}
+
+	/** Runs a saved workflow like the editor's "Execute workflow" button and waits for it to finish. */
+	async runWorkflow(id: string, triggerName: string, timeoutMs = 60_000): Promise<Execution> {
+		return await this.waitForExecution(await this.startWorkflow(id, triggerName), timeoutMs);
 	}
 
 	async getExecution(id: string): Promise<Execution> {

@@ -72,7 +72,7 @@ export default async function setup(project: TestProject) {
 	const { n8n, rest, userFolder, filesDir } = instance;
 	say(`n8n ${n8n.url} (pid ${n8n.pid}, user folder ${userFolder}, log ${n8n.logFile})`);
 	await chromium.catch((e) => say(`chromium unavailable: ${(e as Error).message}`));
-	const control = await startRestartControl(() => instance.restart());
+	const control = await startRestartControl((signal) => instance.restart(signal));
 
 	provideN8nUnderTest(project, {
 		n8nUrl: n8n.url,

@@ -134,9 +134,13 @@ export async function postEvent(url: string, body: string, secret?: string): Pro
 	return res.status;
 }
 
-/** Restarts every n8n process (same folders, ports and database) and waits until they are up. */
-export async function restartN8n(): Promise<void> {
-	const res = await fetch(inject('restartUrl'), { method: 'POST' });
+/**
+ * Restarts every n8n process (same folders, ports and database) and waits until they are up;
+ * with `kill`, kills them first (SIGKILL) as a crash would, mid-way through what they run.
+ */
+export async function restartN8n(opts: { kill?: boolean } = {}): Promise<void> {
+	const url = inject('restartUrl') + (opts.kill ? '?kill' : '');
+	const res = await fetch(url, { method: 'POST' });
 	if (res.status !== 204) throw new Error(`restart failed: ${res.status} ${await res.text()}`);
 }
 

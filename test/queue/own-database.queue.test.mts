@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { readExample } from '../../real-n8n/examples.mts';
 import { type N8nRest } from '../../real-n8n/rest.mts';
-import { WEBHOOK_CREDENTIAL } from '../../real-n8n/fixtures.mts';
+import { WEBHOOK_CREDENTIAL, postgresCredential } from '../../real-n8n/fixtures.mts';
 import { pgClient, type PgClient } from '../../real-n8n/services.mts';
 import { ownerClient, postEvent, settledExecutions, webhookUrls } from '../e2e/n8nUnderTest.mts';
 
@@ -30,15 +30,11 @@ describe('queue mode: deduplicationKey enforced by your own database', () => {
 		const webhook = await rest.createCredential('Voucher webhooks (own db)', WEBHOOK_CREDENTIAL, {
 			secret: SECRET,
 		});
-		const pg = inject('postgres');
-		const postgres = await rest.createCredential('Your PostgreSQL (queue suite)', 'postgres', {
-			host: pg.host,
-			port: pg.port,
-			database: pg.database,
-			user: pg.user,
-			password: '',
-			ssl: 'disable',
-		});
+		const postgres = await postgresCredential(
+			rest,
+			inject('postgres'),
+			'Your PostgreSQL (queue suite)',
+		);
 		const wf = readExample('trigger-once-with-your-database.json');
 		for (const node of wf.nodes) {
 			if (node.credentials?.voucherServiceWebhookApi)

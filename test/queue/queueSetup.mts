@@ -38,7 +38,7 @@ export default async function setup(project: TestProject) {
 		removePackedTarball(tarball);
 	}
 	say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; main ${cluster.main.url}`);
-	const control = await startRestartControl(() => cluster!.restart());
+	const control = await startRestartControl((signal) => cluster!.restart(signal));
 
 	provideN8nUnderTest(project, {
 		n8nUrl: cluster.main.url,

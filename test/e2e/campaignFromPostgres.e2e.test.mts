@@ -1,0 +1,332 @@
+// examples/campaign-from-postgres as a user runs it: imported with `n8n import:workflow`, its
+// credentials found by name, its sub-workflow published, 20,000 rows of a real PostgreSQL
+// bought in pages of 1,000 against the sandbox. After n8n is killed mid-way, a re-run, a re-run
+// that buys nothing, rows added and two executions at once, the sandbox's own books show each
+// ID holding exactly one voucher of its amount, and one debit per order.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+import { runN8nCommand } from '../../real-n8n/n8n.mts';
+import { REPO_ROOT } from '../../real-n8n/paths.mts';
+import { nodeOutput, type Execution, type N8nRest } from '../../real-n8n/rest.mts';
+import {
+	ensureQueueServices,
+	pgClient,
+	startPostgres,
+	type PgClient,
+	type Postgres,
+} from '../../real-n8n/services.mts';
+import { postgresCredential } from '../../real-n8n/fixtures.mts';
+import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
+import { ownerClient, restartN8n, sandboxApiCredential, until } from './n8nUnderTest.mts';
+
+const EXAMPLE_DIR = join(REPO_ROOT, 'examples', 'campaign-from-postgres');
+const readWorkflow = (file: string) =>
+	JSON.parse(readFileSync(join(EXAMPLE_DIR, file), 'utf8')) as {
+		id: string;
+		nodes: Array<{ name: string; parameters: Record<string, any> }>;
+	};
+const CAMPAIGN = readWorkflow('campaign.json');
+const PAGE = readWorkflow('campaign-page.json');
+const START = 'When clicking ‘Execute workflow’';
+const TOTALS = 'Totals so far';
+const EACH_PAGE = 'Each page';
+const BASE = CAMPAIGN.nodes
+	.find((n) => n.name === 'Campaign settings')!
+	.parameters.assignments.assignments.find((a: { name: string }) => a.name === 'baseReference')
+	.value as string;
+
+const ROWS = 20_000;
+const BLOCK = 100;
+const RUN_TIMEOUT_MS = 240_000;
+/*
+ * The service's answer time. It keeps creates in flight when n8n is killed, and lets the second
+ * of two executions at once, which only reads where the first bought, catch up with it: both
+ * then look up and create the same block's order at once.
+ */
+const LATENCY_MS = 50;
+
+/*
+ * Product, template and amount change from one block of 100 IDs to the next, never within one,
+ * so that each block is one order (Recipients per Order is 100): rows that differ within a block
+ * make an order per kind there. 500 to 2,500 NGN a row.
+ */
+const FILL = `INSERT INTO campaign_recipients
+SELECT id, 'First' || id, 'Last' || id, 'person' || id || '@example.com',
+  (ARRAY['VCH-INSTANT', 'VCH-AMAZON', 'VCH-JUMIA'])[(id / ${BLOCK}) % 3 + 1],
+  (ARRAY[500, 1000, 2500])[(id / ${3 * BLOCK}) % 3 + 1],
+  (ARRAY[1, 2, 7])[(id / ${BLOCK}) % 3 + 1]
+FROM generate_series($1::bigint, $2::bigint) AS id`;
+
+interface Totals {
+	pages: number;
+	rows: number;
+	bought: number;
+	held: number;
+	refusedOrFailed: number;
+	spentNgn: number;
+}
+
+describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postgres)', () => {
+	let rest: N8nRest;
+	let pg: Postgres;
+	let db: PgClient;
+	let sandbox: Sandbox;
+	let scratch: string;
+
+	/** What the sandbox served under the campaign `base`, from its request log. */
+	const requestsSince = (seq: number, base: string) => {
+		const served = sandbox.state.requests.filter((r) => r.seq > seq);
+		const ofBase = (r: (typeof served)[number]) =>
+			r.path.startsWith(`/v2/orders/${base}-b`) ||
+			String((r.body as { reference?: string } | null)?.reference).startsWith(`${base}-b`);
+		return {
+			lookUps: served.filter((r) => r.method === 'GET' && ofBase(r)).length,
+			creates: served.filter((r) => r.method === 'POST' && ofBase(r) && r.statusCode === '00')
+				.length,
+			refusedCreates: served.filter(
+				(r) => r.method === 'POST' && ofBase(r) && r.statusCode !== '00',
+			).length,
+		};
+	};
+	const lastSeq = () => sandbox.state.requests.at(-1)?.seq ?? 0;
+
+	/** The campaign's vouchers per row ID, and its orders and debits, from the sandbox's books. */
+	function books(base: string) {
+		const ofCampaign = new RegExp(`^${base}-b\\d+-\\d+$`);
+		const orders = [...sandbox.state.orders.values()].filter((o) => ofCampaign.test(o.reference));
+		const vouchers = new Map<string, number[]>();
+		for (const order of orders)
+			for (const voucher of order.vouchers) {
+				const id = /^person(\d+)@/.exec(voucher.email ?? '')![1];
+				vouchers.set(id, [...(vouchers.get(id) ?? []), voucher.value]);
+			}
+		const debits = sandbox.state.ledger.filter(
+			(e) => e.kind === 'debit' && ofCampaign.test(e.reference ?? ''),
+		);
+		return { orders, vouchers, debits };
+	}
+
+	/** Rows of the table with no voucher, and with more than one (or another amount). */
+	async function tally(base: string) {
+		const { rows } = await db.query(
+			'SELECT id::text AS id, amount::float AS amount FROM campaign_recipients',
+		);
+		const { orders, vouchers, debits } = books(base);
+		const wanted = new Map(rows.map((r) => [String(r.id), Number(r.amount)]));
+		return {
+			missing: rows.filter((r) => !vouchers.has(String(r.id))).length,
+			doubled: [...vouchers.values()].filter((values) => values.length > 1).length,
+			wrongValue: [...vouchers].filter(([id, [value]]) => wanted.get(id) !== value).length,
+			strangers: [...vouchers.keys()].filter((id) => !wanted.has(id)).length,
+			ordersPaidTwice: debits.length - new Set(debits.map((d) => d.reference)).size,
+			ordersUnpaid: orders.length - new Set(debits.map((d) => d.reference)).size,
+			held: vouchers.size,
+			orders: orders.length,
+		};
+	}
+	const everyRowOnce = {
+		missing: 0,
+		doubled: 0,
+		wrongValue: 0,
+		strangers: 0,
+		ordersPaidTwice: 0,
+		ordersUnpaid: 0,
+	};
+
+	const totalsOf = (ex: Execution) => {
+		expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
+		const out = nodeOutput(ex, TOTALS);
+		return out[out.length - 1] as unknown as Totals;
+	};
+
+	/** The example's files imported as a user does, over what is there (same ids). */
+	async function importExample(dir = EXAMPLE_DIR) {
+		await runN8nCommand(inject('n8nUserFolder'), [
+			'import:workflow',
+			'--separate',
+			`--input=${dir}`,
+		]);
+	}
+
+	/** The campaign under another base reference: a second campaign over the same table. */
+	async function importWithBase(base: string) {
+		const dir = mkdtempSync(join(scratch, 'campaign-'));
+		const campaign = structuredClone(CAMPAIGN);
+		const settings = campaign.nodes.find((n) => n.name === 'Campaign settings')!;
+		settings.parameters.assignments.assignments.find(
+			(a: { name: string }) => a.name === 'baseReference',
+		).value = base;
+		writeFileSync(join(dir, 'campaign.json'), JSON.stringify(campaign));
+		await importExample(dir);
+	}
+
+	const runCampaign = () => rest.runWorkflow(CAMPAIGN.id, START, RUN_TIMEOUT_MS);
+
+	beforeAll(async () => {
+		rest = await ownerClient();
+		scratch = mkdtempSync(join(tmpdir(), 'voucher-e2e-pg-'));
+		pg = await startPostgres(ensureQueueServices());
+		db = pgClient(pg);
+		await db.connect();
+		await db.query(`CREATE TABLE campaign_recipients (
+			id bigint PRIMARY KEY,
+			first_name text NOT NULL,
+			last_name text NOT NULL,
+			email text NOT NULL,
+			product_code text NOT NULL,
+			amount numeric(12,2) NOT NULL,
+			template_id integer NOT NULL
+		)`);
+		await db.query(FILL, [1, ROWS]);
+		sandbox = await startSandbox({
+			port: 0,
+			latencyMs: LATENCY_MS,
+			initialBalanceNgn: 1_000_000_000,
+		});
+		// Named as the example names them: the import finds them by name.
+		await sandboxApiCredential(rest, sandbox, 'Voucher Service account');
+		await postgresCredential(rest, pg, 'Your PostgreSQL');
+		await importExample();
+		await rest.activateWorkflow(PAGE.id);
+	}, 180_000);
+	afterAll(async () => {
+		await rest?.deactivateWorkflow(PAGE.id).catch(() => {});
+		await db?.end();
+		await pg?.stop();
+		await sandbox?.close();
+		if (scratch) rmSync(scratch, { recursive: true, force: true });
+	});
+
+	it('n8n killed mid-way, restarted: nothing doubled; a re-run buys the rest, each ID once', async () => {
+		const t0 = Date.now();
+		await rest.startWorkflow(CAMPAIGN.id, START);
+		// A few pages in: their orders are bought, the later ones not yet.
+		await until('a few pages bought', () => books(BASE).orders.length >= 50, RUN_TIMEOUT_MS);
+		await restartN8n({ kill: true });
+		const killed = await tally(BASE);
+		console.log(`killed after ${killed.held} rows bought (${Date.now() - t0} ms)`);
+		expect(killed).toMatchObject({ doubled: 0, wrongValue: 0, ordersPaidTwice: 0 });
+		expect(killed.held).toBeLessThan(ROWS);
+
+		const seq = lastSeq();
+		const t1 = Date.now();
+		const totals = totalsOf(await runCampaign());
+		console.log(
+			`re-run after the crash: ${JSON.stringify(totals)}, ${JSON.stringify(requestsSince(seq, BASE))}, ${Date.now() - t1} ms`,
+		);
+		expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
+		expect(totals).toMatchObject({ pages: ROWS / 1000 + 1, rows: ROWS, refusedOrFailed: 0 });
+		expect(totals.bought + totals.held).toBe(ROWS);
+		expect(totals.held).toBeGreaterThanOrEqual(killed.held);
+	}, 600_000);
+
+	it(
+		'a re-run buys nothing, with one look-up per 100 IDs and no create',
+		async () => {
+			const seq = lastSeq();
+			const t0 = Date.now();
+			const totals = totalsOf(await runCampaign());
+			const requests = requestsSince(seq, BASE);
+			console.log(
+				`re-run: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
+			);
+			expect(totals).toMatchObject({
+				rows: ROWS,
+				bought: 0,
+				held: ROWS,
+				refusedOrFailed: 0,
+				spentNgn: 0,
+			});
+			expect(requests).toEqual({
+				lookUps: Math.ceil((ROWS + 1) / BLOCK),
+				creates: 0,
+				refusedCreates: 0,
+			});
+			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
+		},
+		RUN_TIMEOUT_MS,
+	);
+
+	it(
+		'rows added to the table: a re-run buys only those',
+		async () => {
+			// ID 0 joins block 0 (IDs 1 to 99 bought), 20001 to 20250 block 200 (20000 bought) and two new blocks.
+			await db.query(FILL, [0, 0]);
+			await db.query(FILL, [ROWS + 1, ROWS + 250]);
+			const added = await db.query(
+				`SELECT (sum(amount) FILTER (WHERE id = 0))::float AS first, (sum(amount) FILTER (WHERE id > ${ROWS}))::float AS last FROM campaign_recipients`,
+			);
+			const spent = added.rows[0] as { first: number; last: number };
+			const seq = lastSeq();
+			const t0 = Date.now();
+			const ex = await runCampaign();
+			const totals = totalsOf(ex);
+			const requests = requestsSince(seq, BASE);
+			console.log(
+				`rows added: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
+			);
+			// Each page's summary, as Each page hands them to Totals so far.
+			const pages = ex.data.resultData.runData[EACH_PAGE].at(-1)!.data!.main![0]!.map(
+				(i) => i.json,
+			);
+			expect(pages).toHaveLength(21);
+			expect(pages[0]).toEqual({
+				firstId: '0',
+				lastId: '999',
+				rows: 1000,
+				bought: 1,
+				held: 999,
+				refusedOrFailed: 0,
+				spentNgn: spent.first,
+			});
+			expect(pages[20]).toEqual({
+				firstId: '20000',
+				lastId: '20999',
+				rows: 251,
+				bought: 250,
+				held: 1,
+				refusedOrFailed: 0,
+				spentNgn: spent.last,
+			});
+			expect(totals).toMatchObject({
+				rows: ROWS + 251,
+				bought: 251,
+				held: ROWS,
+				refusedOrFailed: 0,
+				spentNgn: spent.first + spent.last,
+			});
+			// b0-2 and b200-2 beside their first orders, b201-1 and b202-1.
+			expect(requests.creates).toBe(4);
+			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS + 251 });
+		},
+		RUN_TIMEOUT_MS,
+	);
+
+	it(
+		'two executions at once over the same pages buy each ID once between them',
+		async () => {
+			const base = `${BASE}-twice`;
+			await importWithBase(base);
+			const seq = lastSeq();
+			const t0 = Date.now();
+			const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN.id, START)));
+			const both = await Promise.all(ids.map((id) => rest.waitForExecution(id, RUN_TIMEOUT_MS)));
+			const [a, b] = both.map(totalsOf);
+			const requests = requestsSince(seq, base);
+			console.log(
+				`two at once: ${JSON.stringify([a, b])}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
+			);
+			const rows = ROWS + 251;
+			expect(await tally(base)).toMatchObject({ ...everyRowOnce, held: rows });
+			expect(a.bought + b.bought).toBe(rows);
+			for (const totals of [a, b]) expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
+			// They did race: creates of the same order, the second refused as a used Reference.
+			expect(requests.refusedCreates).toBeGreaterThan(0);
+		},
+		RUN_TIMEOUT_MS,
+	);
+});
