@@ -30,7 +30,7 @@ export const RETENTION_MS = RETRY_WINDOW_MS + 15 * 60 * 1000;
 export const MAX_ENTRIES = 500;
 
 /** Events processed_data remembers per trigger node: the durable record of what ran. */
-const PROCESSED_EVENTS = 5000;
+export const PROCESSED_EVENTS = 5000;
 
 /*
  * How long this process's memory holds a key. It only has to cover copies that arrive at
@@ -114,7 +114,7 @@ const PROCESSED_OPTIONS: ICheckProcessedOptions = {
 	mode: 'entries',
 	maxEntries: 2 * PROCESSED_EVENTS,
 };
-const SETTLE_MS = 1000;
+export const SETTLE_MS = 1000;
 const SETTLE_ROUNDS = 5;
 
 /*

@@ -224,7 +224,7 @@ export async function findOrder(
 }
 
 /** Polling while an order is PROCESSING: first check after 1 s, then 1.5× longer, at most 15 s apart. */
-const WAIT_POLL = { firstDelayMs: 1_000, factor: 1.5, maxDelayMs: 15_000 };
+export const WAIT_POLL = { firstDelayMs: 1_000, factor: 1.5, maxDelayMs: 15_000 };
 
 /** Polls Get Order until a terminal status or the deadline; on timeout returns the order as it is. */
 export async function waitForTerminalStatus(

@@ -10,7 +10,7 @@ import type {
 	RunSpending,
 } from '../../orders/types';
 
-const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
+export const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
 
 const dryRunOption: INodeProperties = {
 	displayName: 'Dry Run',
@@ -83,7 +83,7 @@ const maxRunTotalOption: INodeProperties = {
 };
 
 /** Recipients per order when a campaign is split; the spec publishes no maximum. */
-const DEFAULT_RECIPIENTS_PER_ORDER = 100;
+export const DEFAULT_RECIPIENTS_PER_ORDER = 100;
 
 const optionsCollection = (options: INodeProperties[]): INodeProperties => ({
 	displayName: 'Options',

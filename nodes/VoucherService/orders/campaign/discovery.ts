@@ -42,7 +42,7 @@ import { findOrder } from '../lookup';
  * campaign. Their answers still steer the pacing, so a window answered cleanly lets the
  * creates start at that pace.
  */
-const DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT;
+export const DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT;
 
 export const campaignOrderReference = (base: string, number: number) => `${base}-${number}`;
 
