@@ -36,7 +36,11 @@ import {
 	RETRY_WINDOW_MS,
 	SETTLE_MS,
 } from '../../nodes/VoucherServiceTrigger/deduplication';
-import { MAX_WAITING, SECRET_LIFETIME_MS } from '../../nodes/VoucherServiceTrigger/secretCache';
+import {
+	MAX_WAITING,
+	MISMATCH_READ_INTERVAL_MS,
+	SECRET_LIFETIME_MS,
+} from '../../nodes/VoucherServiceTrigger/secretCache';
 import { readRepoFile } from '../../scripts/repoFiles.mts';
 
 const SECOND = 1000;
@@ -131,6 +135,11 @@ const FACTS: Fact[] = [
 		'docs/trigger.md',
 		'for **at most # seconds** from the start of the read',
 		[SECRET_LIFETIME_MS / SECOND],
+	],
+	[
+		'docs/trigger.md',
+		'Forged floods cost at most # read a second',
+		[SECOND / MISMATCH_READ_INTERVAL_MS],
 	],
 	['docs/trigger.md', 'Up to # non-matching deliveries wait', [MAX_WAITING]],
 	['docs/trigger.md', 'still accepted for up to # seconds', [SECRET_LIFETIME_MS / SECOND]],
