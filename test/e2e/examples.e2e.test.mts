@@ -14,6 +14,7 @@ import {
 	findNodeType,
 	importExamples,
 	parameterProblems,
+	preparedExample,
 	productionWebhookUrl,
 	readExample,
 	type ImportedExample,
@@ -249,8 +250,21 @@ describe('example workflows', () => {
 		);
 	});
 
+	const debits = () => sandbox.state.ledger.filter((e) => e.kind === 'debit').length;
+
+	/** The README's first order, second step: the same workflow with Dry Run turned off. */
+	const buyFirstOrder = async () => {
+		const file = 'operations/order-create.json';
+		const wf = preparedExample(file, { credentials, filesDir: inject('n8nFilesDir') });
+		const create = wf.nodes.find((n) => n.name === 'Create download order')!;
+		create.parameters = { ...create.parameters, options: { dryRun: false } };
+		const { id } = await rest.createWorkflow({ ...wf, name: `${wf.name} (Dry Run off)` });
+		return await rest.runWorkflow(id, MANUAL_TRIGGER);
+	};
+
 	it('every manual example runs to success', async () => {
-		// order-get reads the order that order-create makes, so order-create goes first. The
+		// order-get reads the order that order-create's second step buys, so order-create goes
+		// first: as imported, a dry run that buys nothing; then with Dry Run off, one order. The
 		// scheduled examples run in spreadsheet.e2e.test.mts and wallet.e2e.test.mts.
 		const manual = imported
 			.filter((w) => !w.webhookUrl && hasManualTrigger(w.file) && !usesOwnService(w.file))
@@ -260,8 +274,21 @@ describe('example workflows', () => {
 					Number(a.file.endsWith('order-create.json')),
 			);
 		for (const w of manual) {
+			const before = debits();
 			const ex = await runExample(w.file);
 			expect(ex.status, `${w.file}: ${JSON.stringify(ex.data.resultData.error)}`).toBe('success');
+			if (w.file !== 'operations/order-create.json') continue;
+			expect(nodeOutput(ex, 'Create download order')[0]).toMatchObject({
+				dryRun: true,
+				reference: 'order-A-1000',
+			});
+			expect(debits()).toBe(before);
+			const bought = await buyFirstOrder();
+			expect(bought.status, JSON.stringify(bought.data.resultData.error)).toBe('success');
+			expect(nodeOutput(bought, 'Create download order')[0]).toMatchObject({
+				reference: 'order-A-1000',
+			});
+			expect(debits()).toBe(before + 1);
 		}
 	});
 
@@ -406,7 +433,6 @@ describe('example workflows', () => {
 	});
 
 	it('re-running every create example buys nothing more', async () => {
-		const debits = () => sandbox.state.ledger.filter((e) => e.kind === 'debit').length;
 		const before = debits();
 		for (const file of [
 			'operations/order-create.json',
