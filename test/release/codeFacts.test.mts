@@ -64,7 +64,7 @@ const FACTS: Fact[] = [
 	],
 	['docs/operations.md', '| Wait Timeout (Seconds) | # |', [DEFAULT_WAIT_TIMEOUT_SECONDS]],
 	['docs/operations.md', '| Recipients per Order | # |', [DEFAULT_RECIPIENTS_PER_ORDER]],
-	['docs/operations.md', 'paces its requests: #, then rounds of', [START_LIMIT]],
+	['docs/operations.md', 'Each run of the node sends # request first', [START_LIMIT]],
 	['docs/operations.md', 'a wait is cut to # s', [MAX_RETRY_AFTER_MS / SECOND]],
 	[
 		'docs/operations.md',
@@ -105,7 +105,7 @@ const FACTS: Fact[] = [
 		'until # numbers in a row above the highest found do not exist',
 		[DISCOVERY_MISSES],
 	],
-	['docs/campaigns.md', 'leave shorter gaps), up to # at once', [DISCOVERY_MISSES]],
+	['docs/campaigns.md', 'until # numbers in a row above the highest found', [DISCOVERY_MISSES]],
 	['docs/campaigns.md', '*Wait Timeout* (# s by default)', [DEFAULT_WAIT_TIMEOUT_SECONDS]],
 	[
 		'docs/campaigns.md',
