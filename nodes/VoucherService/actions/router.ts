@@ -13,7 +13,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { VoucherApiClient } from '../transport/client';
 import { asNodeError, operationError } from '../transport/errors';
 import { mapWithConcurrency, readConcurrency } from '../shared/concurrency';
-import { errorItem } from '../shared/errorItem';
+import { errorItem } from './errorItem';
 import { executionParameters } from '../shared/parameters';
 import { runsAsAgentTool } from '../shared/agentTool';
 import * as country from './country';
