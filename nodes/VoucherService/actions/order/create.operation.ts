@@ -10,7 +10,7 @@ import {
 	outputModeField,
 	productCodeField,
 	referenceField,
-} from '../../shared/fields';
+} from '../fields';
 import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
 import { readOrderOutput } from '../../orders/output';
 import type { ExecutionParameters } from '../../shared/parameters';

@@ -18,7 +18,7 @@ import {
 	outputModeField,
 	productCodeField,
 	referenceField,
-} from '../../shared/fields';
+} from '../fields';
 import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
 import type { ExecutionParameters } from '../../shared/parameters';
 import { recipientOrderSchema, validate } from '../../shared/validation';

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
 import { operationError } from '../../transport/errors';
-import { outputModeField, readOptionsField, referenceField } from '../../shared/fields';
+import { outputModeField, readOptionsField, referenceField } from '../fields';
 import { orderLookupSchema, validate } from '../../shared/validation';
 import { orderItems, readOrderOutput } from '../../orders/output';
 import { executionParameters } from '../../shared/parameters';

@@ -1,14 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { CONCURRENCY_LABEL, DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from './concurrency';
+import { CONCURRENCY_LABEL, DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from '../shared/concurrency';
+import { COUPON_CODE_PARAMETER } from '../shared/parameters';
 
 /*
  * Field definitions shared by several operations. Each operation file places them
  * under its own resource/operation with updateDisplayOptions.
  */
-
-/** Name of the saved Coupon Code parameter; fixed, so saved workflows keep loading. */
-export const COUPON_CODE_PARAMETER = 'couponCode';
 
 export const referenceField = (
 	description: string,
