@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { CONCURRENCY_LABEL, DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from '../shared/concurrency';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from '../shared/concurrency';
 import { COUPON_CODE_PARAMETER } from '../shared/parameters';
 
 /*
@@ -82,7 +82,7 @@ export const outputModeField: INodeProperties = {
 };
 
 export const concurrencyOption: INodeProperties = {
-	displayName: CONCURRENCY_LABEL,
+	displayName: 'Maximum Concurrency',
 	// Saved workflows carry this name.
 	name: 'concurrency',
 	type: 'number',
