@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
-import { planItemOrders } from '../../orders/buy/itemOrders';
-import type { ReadItemOrder } from '../../orders/buy/itemOrders';
+import { planItemOrders } from '../../orders/core/itemOrders';
+import type { ReadItemOrder } from '../../orders/core/itemOrders';
 import {
 	amountField,
 	couponCodeOption,

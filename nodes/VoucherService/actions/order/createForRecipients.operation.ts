@@ -6,7 +6,7 @@ import { operationError } from '../../transport/errors';
 import { planCampaign } from '../../orders/campaign/campaign';
 import type { ReadCampaignRow } from '../../orders/campaign/campaign';
 import { RECIPIENT_FIELDS, campaignRowOf } from '../../orders/campaign/campaignRows';
-import { planItemOrders } from '../../orders/buy/itemOrders';
+import { planItemOrders } from '../../orders/core/itemOrders';
 import type { OrderRequest } from '../../orders/types';
 import {
 	amountField,
