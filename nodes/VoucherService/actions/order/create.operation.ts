@@ -9,10 +9,10 @@ import {
 	couponCodeOption,
 	outputModeField,
 	productCodeField,
+	readOrderOutput,
 	referenceField,
 } from '../fields';
 import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
-import { readOrderOutput } from '../../orders/output';
 import type { ExecutionParameters } from '../../shared/parameters';
 import type { OrderRequest } from '../../orders/types';
 import { downloadOrderSchema, validate } from '../../shared/validation';
