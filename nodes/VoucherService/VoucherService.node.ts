@@ -8,7 +8,7 @@ import type {
 
 import { operationProperties, resourceField, route, subtitle } from './actions/router';
 import { getTemplates } from './methods/loadOptions';
-import { giveCodesToAgentField } from './shared/agentTool';
+import { giveCodesToAgentField } from './actions/fields';
 import { API_CREDENTIAL, WEBHOOK_CREDENTIAL } from '../serviceProtocol/credentials';
 import { voucherServiceWebhookSecretTest } from '../serviceProtocol/webhookSecretCheck';
 

@@ -13,7 +13,8 @@ import { NodeApiError } from 'n8n-workflow';
 import { VoucherApiClient } from '../transport/client';
 import { asNodeError, operationError } from '../transport/errors';
 import { mapWithConcurrency, readConcurrency } from '../shared/concurrency';
-import { errorItem } from '../shared/errorItem';
+import { errorItem } from './errorItem';
+import { concurrencyOption } from './fields';
 import { executionParameters } from '../shared/parameters';
 import { runsAsAgentTool } from '../shared/agentTool';
 import * as country from './country';
@@ -150,7 +151,7 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	const { node } = executionParameters(this);
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const run: RunSettings = {
-		concurrency: readConcurrency(node, options.concurrency),
+		concurrency: readConcurrency(node, concurrencyOption.displayName, options.concurrency),
 		continueOnFail: this.continueOnFail(),
 	};
 	const client = new VoucherApiClient(this, run.concurrency);

@@ -3,7 +3,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { operationError } from '../transport/errors';
 import { formatNaira } from '../shared/money';
 import type { Order, OrderRequest, PlannedOrder } from './types';
-import { listed } from '../shared/wording';
+import { listed } from './wording';
 
 /** A person: e-mail, first and last name, each trimmed and compared case-insensitively. */
 export function recipientKey(person: { email?: unknown; firstName?: unknown; lastName?: unknown }) {

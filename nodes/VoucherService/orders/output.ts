@@ -1,15 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { OrderOutput, OrderResult } from './types';
-import type { ExecutionParameters } from '../shared/parameters';
-import {
-	codesWithheldFlags,
-	GIVE_CODES_PARAMETER,
-	giveCodesToAgentField,
-	runsAsAgentTool,
-	withoutCodes,
-} from '../shared/agentTool';
-import { readBoolean } from '../shared/options';
+import { codesWithheldFlags, withoutCodes } from '../shared/agentTool';
 
 const PENDING_NOTICE =
 	'The order is still PROCESSING, so its vouchers are not available yet. Read them later with Order → Get, or start a workflow from the Voucher Service Trigger.';
@@ -73,19 +65,4 @@ export function orderItems(result: OrderResult, output: OrderOutput): IDataObjec
 	if (!output.withholdCodes) return orderOutput(result, output.mode, {});
 	const withheld = withCodesWithheld(result);
 	return orderOutput(withheld.result, output.mode, withheld.flags);
-}
-
-/** How an item's order is output: its Output mode, and whether codes stay away from an AI agent. */
-export function readOrderOutput(parameters: ExecutionParameters, itemIndex: number): OrderOutput {
-	return {
-		mode: parameters.get('outputMode', itemIndex, 'order') as OrderOutput['mode'],
-		withholdCodes:
-			runsAsAgentTool(parameters.node) &&
-			!readBoolean(
-				parameters.node,
-				itemIndex,
-				giveCodesToAgentField.displayName,
-				parameters.get(GIVE_CODES_PARAMETER, itemIndex, false),
-			),
-	};
 }

@@ -4,7 +4,7 @@ import type { DownloadOrderBody, Recipient, RecipientOrderBody } from '../shared
 
 /*
  * The shapes orders/ passes along: operations read and validate parameters into them,
- * buy/ and campaign/ act on them, and output.ts makes the output from them. Plain data:
+ * core/ and campaign/ act on them, and output.ts makes the output from them. Plain data:
  * nothing below the operations needs n8n's execution context.
  */
 

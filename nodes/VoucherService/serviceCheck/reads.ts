@@ -2,7 +2,7 @@ import { orderPath, WALLETS_PATH } from '../../serviceProtocol/api';
 import type { ObservedAnswer } from '../transport/client';
 import { isVoucherApiError } from '../transport/errors';
 import type { Order } from '../orders/types';
-import type { WalletCheck } from '../orders/buy/walletCheck';
+import type { WalletCheck } from '../orders/core/walletCheck';
 import { formatNaira } from '../shared/money';
 import { templateIdAsSent } from '../shared/validation';
 import { dataOf, describeBody, describeRefusal, quoted, RESENT_FOR } from './answers';

@@ -4,7 +4,7 @@ import { COUNTRIES_PATH, TEMPLATES_PATH } from '../../serviceProtocol/api';
 import type { ObservedAnswer, VoucherApiClient } from '../transport/client';
 import { isVoucherApiError } from '../transport/errors';
 import { findOrder } from '../orders/lookup';
-import { checkWallet } from '../orders/buy/walletCheck';
+import { checkWallet } from '../orders/core/walletCheck';
 import { answerTimesCheck, errorBodiesCheck, rateLimitCheck } from './answers';
 import type { Read } from './reads';
 import {

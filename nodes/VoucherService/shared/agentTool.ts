@@ -1,4 +1,4 @@
-import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 
 /*
  * A voucher's code and PIN are bearer value: whoever reads them can spend the voucher.
@@ -6,28 +6,8 @@ import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
  * answer, so a node run as a tool keeps them out of its output unless the user opts in.
  */
 
-/** The name of the parameter that lets the AI agent have the codes. */
-export const GIVE_CODES_PARAMETER = 'giveCodesToAgent';
-
 /** The fields of a voucher that spend it. */
 const BEARER_FIELDS = ['code', 'pin'];
-
-export const giveCodesToAgentField: INodeProperties = {
-	displayName: 'Give Codes to the AI Agent',
-	name: GIVE_CODES_PARAMETER,
-	type: 'boolean',
-	default: false,
-	// '@tool' shows it only on the node added as a tool; an n8n older than that rule hides it.
-	displayOptions: {
-		show: {
-			'@tool': [true],
-			resource: ['order'],
-			operation: ['create', 'createForRecipients', 'get'],
-		},
-	},
-	description:
-		"Whether the AI agent receives the vouchers' codes and PINs. Off, they are withheld and only serials, values and statuses are returned. On, the agent sends the codes to its model provider and may repeat them in its answers, chat history and logs: anyone who reads a code can spend the voucher.",
-};
 
 /**
  * n8n runs a node used as an AI tool under its type name plus "Tool" (every n8n version

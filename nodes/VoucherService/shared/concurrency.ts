@@ -10,9 +10,6 @@ import { invalidOption, optionNumber } from './options';
  */
 export const MAX_CONCURRENCY_LIMIT = 32;
 
-/** The option's name, in the editor and in its error. */
-export const CONCURRENCY_LABEL = 'Maximum Concurrency';
-
 /**
  * The transport paces requests adaptively below this ceiling (starting at its START_LIMIT,
  * backing off on 429, 5xx and slow answers), so the default can be the cap: a service that accepts
@@ -23,14 +20,15 @@ export const DEFAULT_CONCURRENCY = MAX_CONCURRENCY_LIMIT;
 
 /**
  * The option (item 0's: one setting per run) as a whole number from 1 to MAX_CONCURRENCY_LIMIT,
- * the default when not set. Any other value is refused by name, never cut to the range: 100
- * from an expression means something the node cannot do, and 0 nothing it can.
+ * the default when not set. Any other value is refused by the option's name (`label`, as the
+ * editor shows it), never cut to the range: 100 from an expression means something the node
+ * cannot do, and 0 nothing it can.
  */
-export function readConcurrency(node: INode, value: unknown): number {
+export function readConcurrency(node: INode, label: string, value: unknown): number {
 	const number = optionNumber(value) ?? DEFAULT_CONCURRENCY;
 	if (Number.isInteger(number) && number >= 1 && number <= MAX_CONCURRENCY_LIMIT) return number;
 	const rule = `a whole number from 1 to ${MAX_CONCURRENCY_LIMIT}`;
-	throw invalidOption(node, 0, CONCURRENCY_LABEL, value, rule);
+	throw invalidOption(node, 0, label, value, rule);
 }
 
 /**

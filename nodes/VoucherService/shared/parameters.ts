@@ -2,7 +2,6 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { API_CREDENTIAL } from '../../serviceProtocol/credentials';
 import { runsAsAgentTool } from './agentTool';
-import { COUPON_CODE_PARAMETER } from './fields';
 import { COUPON_JSON_KEY } from './validation';
 
 /** Whether a raw parameter value holds an expression anywhere (n8n marks one with a leading '='). */
@@ -177,6 +176,9 @@ export function executionParameters(context: IExecuteFunctions): ExecutionParame
 	}
 	return parameters;
 }
+
+/** Name of the saved Coupon Code parameter; fixed, so saved workflows keep loading. */
+export const COUPON_CODE_PARAMETER = 'couponCode';
 
 /** The raw fields every create reads, before validation; `additional` holds the rest. */
 export function readOrderFields(parameters: ExecutionParameters, itemIndex: number) {

@@ -25,7 +25,7 @@ export const CREATE_RETRY: BackoffPolicy = { attempts: 8, baseDelayMs: 200, maxD
  * gateway), 503 (unavailable; nginx's limit_req refuses so by default, with an HTML page and no
  * Retry-After) and 504 (gateway timeout), whatever the body. Such an answer uses up no attempt
  * of the budgets above: it is resent at the pacing's pace (a create's 502, 503 or 504 only
- * after a look-up finds no order, see orders/buy/placeOrder.ts). A run gives up only once
+ * after a look-up finds no order, see orders/core/placeOrder.ts). A run gives up only once
  * requests of the same method have gone this long without an admission: five one-minute
  * windows (the usual per-minute limit reopens several times over), yet a spent daily quota or
  * a gateway that is down fails the rows in minutes instead of holding the execution for hours.

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { readOrder } from '../../../nodes/VoucherService/orders/lookup';
-import { checkWallet } from '../../../nodes/VoucherService/orders/buy/walletCheck';
+import { checkWallet } from '../../../nodes/VoucherService/orders/core/walletCheck';
 import type { VoucherApiClient } from '../../../nodes/VoucherService/transport/client';
 import { DIALECTS, opaqueTemplateId } from '../../../sandbox/dialect.mts';
 import { campaignSandboxForThisFile, sheet } from './campaignRuns.mts';

@@ -1,7 +1,7 @@
 /**
  * Campaign runs against a sandbox, judged from the sandbox's own books (campaignBooks.mts).
  * Built on voucherNodeRunner.mts, for every test that runs a campaign (orders/campaign/campaign.*,
- * orders/buy/, actions/order/createOptions, and others).
+ * orders/core/, actions/order/createOptions, and others).
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 

@@ -2,17 +2,17 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
-import { planItemOrders } from '../../orders/buy/itemOrders';
-import type { ReadItemOrder } from '../../orders/buy/itemOrders';
+import { planItemOrders } from '../../orders/core/itemOrders';
+import type { ReadItemOrder } from '../../orders/core/itemOrders';
 import {
 	amountField,
 	couponCodeOption,
 	outputModeField,
 	productCodeField,
+	readOrderOutput,
 	referenceField,
-} from '../../shared/fields';
+} from '../fields';
 import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
-import { readOrderOutput } from '../../orders/output';
 import type { ExecutionParameters } from '../../shared/parameters';
 import type { OrderRequest } from '../../orders/types';
 import { downloadOrderSchema, validate } from '../../shared/validation';

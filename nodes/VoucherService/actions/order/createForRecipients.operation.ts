@@ -5,12 +5,8 @@ import type { VoucherApiClient } from '../../transport/client';
 import { operationError } from '../../transport/errors';
 import { planCampaign } from '../../orders/campaign/campaign';
 import type { ReadCampaignRow } from '../../orders/campaign/campaign';
-import {
-	RECIPIENT_FIELD_LABELS,
-	RECIPIENT_FIELDS,
-	campaignRowOf,
-} from '../../orders/campaign/campaignRows';
-import { planItemOrders } from '../../orders/buy/itemOrders';
+import { RECIPIENT_FIELDS, campaignRowOf } from '../../orders/campaign/campaignRows';
+import { planItemOrders } from '../../orders/core/itemOrders';
 import type { OrderRequest } from '../../orders/types';
 import {
 	amountField,
@@ -18,7 +14,7 @@ import {
 	outputModeField,
 	productCodeField,
 	referenceField,
-} from '../../shared/fields';
+} from '../fields';
 import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
 import type { ExecutionParameters } from '../../shared/parameters';
 import { recipientOrderSchema, validate } from '../../shared/validation';
@@ -30,6 +26,12 @@ import {
 	runSpendingOf,
 } from './createOptions';
 import { readItemOrder } from './create.operation';
+
+const RECIPIENT_FIELD_LABELS: Record<(typeof RECIPIENT_FIELDS)[number], string> = {
+	firstName: 'First Name',
+	lastName: 'Last Name',
+	email: 'Email',
+};
 
 const fromInputItems = { show: { recipientsSource: ['inputItems'] } };
 const entered = { show: { recipientsSource: ['manual'] } };

@@ -1,8 +1,8 @@
 import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 
-import { concurrencyOption, maxOrderTotalOption } from '../../shared/fields';
+import { concurrencyOption, maxOrderTotalOption } from '../fields';
 import { booleanOption, invalidOption, optionNumber } from '../../shared/options';
-import { readLimitKobo, tightestLimitKobo } from '../../orders/buy/spendingGuard';
+import { readLimitKobo, tightestLimitKobo } from '../../orders/core/spendingGuard';
 import type {
 	CampaignSettings,
 	CreateSettings,

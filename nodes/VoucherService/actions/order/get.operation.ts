@@ -3,9 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
 import { operationError } from '../../transport/errors';
-import { outputModeField, readOptionsField, referenceField } from '../../shared/fields';
+import { outputModeField, readOptionsField, readOrderOutput, referenceField } from '../fields';
 import { orderLookupSchema, validate } from '../../shared/validation';
-import { orderItems, readOrderOutput } from '../../orders/output';
+import { orderItems } from '../../orders/output';
 import { executionParameters } from '../../shared/parameters';
 import { findOrder } from '../../orders/lookup';
 

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { VoucherApiClient } from '../../transport/client';
 import { planCampaignReport, reportBlocks } from '../../orders/campaign/campaignReport';
 import type { ReadCampaignBase } from '../../orders/campaign/campaignReport';
-import { referenceField } from '../../shared/fields';
+import { referenceField } from '../fields';
 import { executionParameters } from '../../shared/parameters';
 import { campaignReportSchema, validate } from '../../shared/validation';
 import type { ItemPlan, RunSettings } from '../../plan';

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { voucherStatusPath } from '../../../serviceProtocol/api';
 import { objectData } from '../../transport/answerShape';
 import type { VoucherApiClient } from '../../transport/client';
-import { readOptionsField } from '../../shared/fields';
+import { readOptionsField } from '../fields';
 import { executionParameters } from '../../shared/parameters';
 import { lookupSchema, validate } from '../../shared/validation';
 

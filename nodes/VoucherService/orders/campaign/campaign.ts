@@ -11,15 +11,15 @@ import type {
 	CreateSettings,
 	OrderResult,
 } from '../types';
-import { dryRunHint } from '../buy/dryRunHint';
+import { dryRunHint } from '../core/dryRunHint';
 import { waitForTerminalStatus } from '../lookup';
-import { ordersTotalKobo } from '../buy/orderTotal';
-import { placeOrder } from '../buy/placeOrder';
-import { newRunTally, runSummaryHint } from '../buy/runSummary';
-import type { RunTally } from '../buy/runSummary';
-import { RUN_LIMIT_ADVICE, runLimitProblem } from '../buy/spendingGuard';
-import { checkWallet, uncheckedWalletHint, walletRefusals } from '../buy/walletCheck';
-import type { WalletCheck } from '../buy/walletCheck';
+import { ordersTotalKobo } from '../core/orderTotal';
+import { placeOrder } from '../core/placeOrder';
+import { newRunTally, runSummaryHint } from '../core/runSummary';
+import type { RunTally } from '../core/runSummary';
+import { RUN_LIMIT_ADVICE, runLimitProblem } from '../core/spendingGuard';
+import { checkWallet, uncheckedWalletHint, walletRefusals } from '../core/walletCheck';
+import type { WalletCheck } from '../core/walletCheck';
 import { campaignOrderReference, discoverCampaignOrders } from './discovery';
 import { narrationHint } from './narrationHint';
 import { planNewOrders } from './newOrders';

@@ -4,7 +4,7 @@ import { formatNaira } from '../../shared/money';
 import { voucherKobo } from '../match';
 import { DELIVERY_STATUSES } from './deliveryStatus';
 import type { DeliveryStatus } from './deliveryStatus';
-import { counted, listed } from '../../shared/wording';
+import { counted, listed } from '../wording';
 
 /** One output item of the report: a voucher, or an order that lists none (`vouchersListed: false`). */
 export interface ReportedVoucher extends IDataObject {

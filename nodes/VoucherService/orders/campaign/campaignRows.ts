@@ -11,12 +11,6 @@ import { recipientKey } from '../match';
 
 export const RECIPIENT_FIELDS = ['firstName', 'lastName', 'email'] as const;
 
-export const RECIPIENT_FIELD_LABELS = {
-	firstName: 'First Name',
-	lastName: 'Last Name',
-	email: 'Email',
-};
-
 /** What rows must agree on to share an order, besides their narration. */
 function sharedOrderFields(row: Pick<CampaignRow, 'amountKobo' | 'orderFields'>): unknown[] {
 	const { productCode, templateId } = row.orderFields;

@@ -2,8 +2,8 @@ import type { INode } from 'n8n-workflow';
 
 import type { ItemOutcome } from '../../plan';
 import type { CampaignRow, CampaignSettings, PlannedOrder } from '../types';
-import { orderTotalKobo } from '../buy/orderTotal';
-import { SPENDING_LIMIT_ADVICE, spendingLimitProblem } from '../buy/spendingGuard';
+import { orderTotalKobo } from '../core/orderTotal';
+import { SPENDING_LIMIT_ADVICE, spendingLimitProblem } from '../core/spendingGuard';
 import { chunkNewRows } from './reconciliation';
 import { rowFailure } from './rowOutcomes';
 

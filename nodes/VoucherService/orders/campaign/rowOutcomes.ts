@@ -4,7 +4,7 @@ import type { ItemOutcome } from '../../plan';
 import { asNodeError, operationError } from '../../transport/errors';
 import { formatNaira, toNaira } from '../../shared/money';
 import type { CampaignRow, OrderResult } from '../types';
-import { OutcomeUnknownError } from '../buy/placeOrder';
+import { OutcomeUnknownError } from '../core/placeOrder';
 import { recipientsOf, vouchersOfRows } from './reconciliation';
 import type { RowDecision } from './reconciliation';
 

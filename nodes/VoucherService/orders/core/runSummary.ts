@@ -4,7 +4,7 @@ import type { ItemOutcome } from '../../plan';
 import { formatNaira } from '../../shared/money';
 import type { OrderRequest } from '../types';
 import { ordersTotalKobo, voucherCount } from './orderTotal';
-import { counted } from '../../shared/wording';
+import { counted } from '../wording';
 
 /** What a real run did, recorded as its orders come back (never re-computed from the input). */
 export interface RunTally {

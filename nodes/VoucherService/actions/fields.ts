@@ -1,14 +1,16 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { CONCURRENCY_LABEL, DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from './concurrency';
+import type { OrderOutput } from '../orders/types';
+import { runsAsAgentTool } from '../shared/agentTool';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY_LIMIT } from '../shared/concurrency';
+import { readBoolean } from '../shared/options';
+import { COUPON_CODE_PARAMETER } from '../shared/parameters';
+import type { ExecutionParameters } from '../shared/parameters';
 
 /*
  * Field definitions shared by several operations. Each operation file places them
  * under its own resource/operation with updateDisplayOptions.
  */
-
-/** Name of the saved Coupon Code parameter; fixed, so saved workflows keep loading. */
-export const COUPON_CODE_PARAMETER = 'couponCode';
 
 export const referenceField = (
 	description: string,
@@ -83,8 +85,43 @@ export const outputModeField: INodeProperties = {
 	],
 };
 
+/** The name of the parameter that lets the AI agent have the codes. */
+const GIVE_CODES_PARAMETER = 'giveCodesToAgent';
+
+export const giveCodesToAgentField: INodeProperties = {
+	displayName: 'Give Codes to the AI Agent',
+	name: GIVE_CODES_PARAMETER,
+	type: 'boolean',
+	default: false,
+	// '@tool' shows it only on the node added as a tool; an n8n older than that rule hides it.
+	displayOptions: {
+		show: {
+			'@tool': [true],
+			resource: ['order'],
+			operation: ['create', 'createForRecipients', 'get'],
+		},
+	},
+	description:
+		"Whether the AI agent receives the vouchers' codes and PINs. Off, they are withheld and only serials, values and statuses are returned. On, the agent sends the codes to its model provider and may repeat them in its answers, chat history and logs: anyone who reads a code can spend the voucher.",
+};
+
+/** How an item's order is output: its Output mode, and whether codes stay away from an AI agent. */
+export function readOrderOutput(parameters: ExecutionParameters, itemIndex: number): OrderOutput {
+	return {
+		mode: parameters.get('outputMode', itemIndex, 'order') as OrderOutput['mode'],
+		withholdCodes:
+			runsAsAgentTool(parameters.node) &&
+			!readBoolean(
+				parameters.node,
+				itemIndex,
+				giveCodesToAgentField.displayName,
+				parameters.get(GIVE_CODES_PARAMETER, itemIndex, false),
+			),
+	};
+}
+
 export const concurrencyOption: INodeProperties = {
-	displayName: CONCURRENCY_LABEL,
+	displayName: 'Maximum Concurrency',
 	// Saved workflows carry this name.
 	name: 'concurrency',
 	type: 'number',
