@@ -258,16 +258,20 @@ export const campaignRowSchema = object({ ...recipientOrderFields, ...recipientS
  * A row's own ID in a campaign fed in pages: a whole number of 0 or more, of any length (a
  * database's bigint comes as text), kept as its digits without leading zeros. Not sent.
  */
-const rowId: Rule<string> = (value) => {
-	const text =
-		typeof value === 'number' && Number.isSafeInteger(value)
-			? String(value)
-			: typeof value === 'string'
-				? value.trim()
-				: '';
-	if (!/^\d{1,30}$/.test(text)) return invalid('Row ID must be a whole number of 0 or more');
-	return text.replace(/^0+(?=\d)/, '');
-};
+const rowIdNamed =
+	(label: string): Rule<string> =>
+	(value) => {
+		const text =
+			typeof value === 'number' && Number.isSafeInteger(value)
+				? String(value)
+				: typeof value === 'string'
+					? value.trim()
+					: '';
+		if (!/^\d{1,30}$/.test(text)) return invalid(`${label} must be a whole number of 0 or more`);
+		return text.replace(/^0+(?=\d)/, '');
+	};
+
+const rowId = rowIdNamed('Row ID');
 
 export const pagedCampaignRowSchema = object({
 	...recipientOrderFields,
@@ -284,6 +288,54 @@ export const lookupSchema = (field: string, label: string) =>
 
 export const orderLookupSchema = object({ reference });
 
+/** A Row ID field of a report, blank when not given. */
+const optionalRowId =
+	(label: string): Rule<string | undefined> =>
+	(value) =>
+		value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
+			? undefined
+			: rowIdNamed(label)(value);
+
+/** Whether Row ID digits `a` (no leading zeros, as rowId gives them) are a lower number than `b`. */
+const rowIdBelow = (a: string, b: string) =>
+	a.length < b.length || (a.length === b.length && a < b);
+
+const reportFields = object({
+	reference,
+	rowIdsFrom: optionalRowId('Row IDs From'),
+	rowIdsTo: optionalRowId('Row IDs To'),
+});
+
+/**
+ * Get Campaign's base reference and, for a campaign fed by Row ID, the range of IDs to report:
+ * both ends or neither, the first not above the last.
+ */
+export const campaignReportSchema: Rule<{
+	reference: string;
+	rowIds?: { from: string; to: string };
+}> = (value) => {
+	const fields = reportFields(value);
+	if (fields instanceof Invalid) return fields;
+	const { reference: base, rowIdsFrom: from, rowIdsTo: to } = fields;
+	if (from === undefined && to === undefined) return { reference: base };
+	if (from === undefined)
+		return new Invalid([
+			{ path: ['rowIdsFrom'], message: 'Row IDs From is required with Row IDs To' },
+		]);
+	if (to === undefined)
+		return new Invalid([
+			{ path: ['rowIdsTo'], message: 'Row IDs To is required with Row IDs From' },
+		]);
+	if (rowIdBelow(to, from))
+		return new Invalid([
+			{
+				path: ['rowIdsTo'],
+				message: `Row IDs To (${to}) must not be below Row IDs From (${from})`,
+			},
+		]);
+	return { reference: base, rowIds: { from, to } };
+};
+
 function fieldPath(path: PropertyKey[]): string {
 	return path
 		.map((part, index) =>
@@ -292,16 +344,28 @@ function fieldPath(path: PropertyKey[]): string {
 		.join('');
 }
 
+/** Bad input: an error that names the item and the field, and says that nothing was sent. */
+function inputError(node: INode, itemIndex: number, problems: string[], advice?: string) {
+	const all = problems.length > 1 ? `All problems in this item: ${problems.join('; ')}. ` : '';
+	return operationError(node, `Item ${itemIndex}: invalid ${problems[0]}`, {
+		itemIndex,
+		description: `${advice ? `${advice} ` : ''}${all}Nothing was sent to the service.`,
+	});
+}
+
+/** A field's value refused after validation, for a reason only a later step knows. */
+export const fieldError = (
+	node: INode,
+	itemIndex: number,
+	field: string,
+	message: string,
+	advice?: string,
+) => inputError(node, itemIndex, [`"${field}": ${message}`], advice);
+
 /** The valid value, or a NodeOperationError that names the item and the field. */
 export function validate<T>(rule: Rule<T>, input: unknown, node: INode, itemIndex: number): T {
 	const result = rule(input);
 	if (!(result instanceof Invalid)) return result;
 	const problems = result.problems.map((issue) => `"${fieldPath(issue.path)}": ${issue.message}`);
-	throw operationError(node, `Item ${itemIndex}: invalid ${problems[0]}`, {
-		itemIndex,
-		description:
-			problems.length > 1
-				? `All problems in this item: ${problems.join('; ')}. Nothing was sent to the service.`
-				: 'Nothing was sent to the service.',
-	});
+	throw inputError(node, itemIndex, problems);
 }

@@ -119,11 +119,6 @@ export class AdaptiveConcurrency {
 		return this.limit;
 	}
 
-	/** How long the service has admitted none of these requests, 0 while it admits. */
-	refusedForMs(): number {
-		return this.rate.refusedForMs();
-	}
-
 	/**
 	 * Waits for a free slot and for the rate pacing's time, first come, first served.
 	 * A burst slot skips the ramp, not the ceiling nor the rate: it waits only for the rate

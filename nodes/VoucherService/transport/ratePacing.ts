@@ -315,8 +315,6 @@ export class RatePacing {
 	/** Sporadic refusals at the learnt pace since the last that was not. */
 	private sporadicAtPace = 0;
 
-	private refusingSince?: number;
-
 	constructor(private readonly now: () => number = Date.now) {}
 
 	/** Whether the service has told how many requests its window still admits. */
@@ -421,7 +419,6 @@ export class RatePacing {
 		}
 		if (outcome === 'failed') return;
 		if (outcome === 'admitted') return this.admitted(sequence, sentAt);
-		this.refusingSince ??= now;
 		// Refusals while one is being told apart belong to it.
 		if (this.unconfirmed || pending) return;
 		// Told apart by the requests sent after it that are out, or, for a Retry-After, by the next
@@ -436,11 +433,6 @@ export class RatePacing {
 		this.refused({ sequence, sentAt, hints }, now);
 	}
 
-	/** How long the service has admitted none of this pacer's requests, 0 while it admits. */
-	refusedForMs(): number {
-		return this.refusingSince === undefined ? 0 : this.now() - this.refusingSince;
-	}
-
 	/** Whether a request sent after this one is still unanswered. */
 	private sentAfter(sequence: number): boolean {
 		for (const other of this.unanswered) if (other > sequence) return true;
@@ -448,7 +440,6 @@ export class RatePacing {
 	}
 
 	private admitted(sequence: number, sentAt: number): void {
-		this.refusingSince = undefined;
 		this.admissions.push(sentAt);
 		if (this.admissions.length > ADMISSIONS_KEPT) this.admissions.shift();
 		this.lastAdmittedSentAt = Math.max(this.lastAdmittedSentAt ?? sentAt, sentAt);

@@ -1,12 +1,11 @@
 /**
- * Campaign runs against a sandbox, judged from the sandbox's own books: the vouchers each
- * recipient holds across all orders of the campaign, and one debit per order. Built on
- * voucherNodeRunner.mts, for every test that runs a campaign (orders/campaign/campaign.*,
+ * Campaign runs against a sandbox, judged from the sandbox's own books (campaignBooks.mts).
+ * Built on voucherNodeRunner.mts, for every test that runs a campaign (orders/campaign/campaign.*,
  * orders/buy/, actions/order/createOptions, and others).
  */
-import { expect } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { campaignBooks, type BookRow } from './campaignBooks.mts';
 import {
 	apiRequests,
 	campaignParameters,
@@ -24,12 +23,7 @@ export const DISCOVERY_MISSES = 32;
 /** How long the sandbox keeps a slow order PROCESSING in these files, unless a test changes it. */
 export const PROCESSING_DELAY_MS = 300;
 
-interface Row extends IDataObject {
-	firstName: string;
-	lastName: string;
-	email: string;
-	amount: number;
-}
+type Row = BookRow & IDataObject;
 
 /** Thirty rows like the issue's: every third row 1,000 NGN, the others 2,000 NGN. */
 export function sheet(count: number, prefix = 'p'): Row[] {
@@ -43,12 +37,31 @@ export function sheet(count: number, prefix = 'p'): Row[] {
 
 export const atAmount = (rows: Row[], amount: number) => rows.map((row) => ({ ...row, amount }));
 
-export const personKey = (p: { email?: unknown; firstName?: unknown; lastName?: unknown }) =>
-	[p.email, p.firstName, p.lastName].map((v) => String(v).trim().toLowerCase()).join('|');
-
 /** The execution hints of the node's run (Dry Run's totals, the narration hint). */
 export const hints = (run: Awaited<ReturnType<typeof runVoucher>>) =>
 	run.run.data.resultData.runData['Node under test'][0].hints ?? [];
+
+/** `count` rows with IDs from `firstId`, each one 1,000 NGN (so one order per block). */
+export const table = (count: number, firstId = 1) =>
+	sheet(count, `id${firstId}-`).map((row, i) => ({ ...row, amount: 1000, id: firstId + i }));
+
+/** A campaign fed by Row ID, from the rows' `id` column (runCampaign's `run`). */
+export const byId = { extra: { rowIdField: 'id' } };
+
+/** Rows cut into pages of `size`. */
+export const pages = <T,>(rows: T[], size: number) =>
+	Array.from({ length: Math.ceil(rows.length / size) }, (_, i) =>
+		rows.slice(i * size, (i + 1) * size),
+	);
+
+/** Get Campaign of each input item's `base`, with Row IDs From and To from its `from` and `to`. */
+export const GET_CAMPAIGN_BY_ROW_IDS: INodeParameters = {
+	resource: 'order',
+	operation: 'getCampaign',
+	reference: '={{ $json.base }}',
+	rowIdsFrom: '={{ $json.from }}',
+	rowIdsTo: '={{ $json.to }}',
+};
 
 /** Each row's amount comes from its `amount` column, so one sheet holds two amount groups. */
 const campaign = (base: string, options: INodeParameters = {}, extra: INodeParameters = {}) =>
@@ -86,45 +99,6 @@ export async function campaignSandboxForThisFile() {
 		};
 	}
 
-	/** Whole-sheet orders `<base>-n` and paged ones `<base>-b<block>-n` alike. */
-	const ofCampaign = (base: string, reference: string | undefined) =>
-		new RegExp(`^${base}-(b\\d+-)?\\d+$`).test(reference ?? '');
-	const campaignOrders = (base: string) =>
-		[...sandbox.state.orders.values()].filter((order) => ofCampaign(base, order.reference));
-
-	/** The ledger view: voucher values (NGN) each recipient holds across the campaign's orders. */
-	function vouchersPerRecipient(base: string): Map<string, number[]> {
-		const held = new Map<string, number[]>();
-		for (const order of campaignOrders(base)) {
-			for (const voucher of order.vouchers) {
-				const key = personKey(voucher);
-				held.set(key, [...(held.get(key) ?? []), voucher.value]);
-			}
-		}
-		return held;
-	}
-
-	/** Each row's person holds exactly as many vouchers of each value as the sheet lists. */
-	function expectEveryRowHeldOnce(base: string, rows: Row[]) {
-		const wanted = new Map<string, number[]>();
-		for (const row of rows)
-			wanted.set(personKey(row), [...(wanted.get(personKey(row)) ?? []), row.amount]);
-		const held = vouchersPerRecipient(base);
-		for (const [key, values] of wanted) {
-			expect([...(held.get(key) ?? [])].sort(), key).toEqual([...values].sort());
-		}
-		expect(held.size).toBe(wanted.size);
-	}
-
-	/** One debit per order of the campaign: no order was ever paid twice. */
-	function expectOneDebitPerOrder(base: string) {
-		const debits = sandbox.state.ledger.filter(
-			(e) => e.kind === 'debit' && ofCampaign(base, e.reference),
-		);
-		expect(debits.length).toBe(campaignOrders(base).length);
-		expect(new Set(debits.map((e) => e.reference)).size).toBe(debits.length);
-	}
-
 	const recipientsPosted = (since: number) =>
 		apiRequests(sandbox, 'POST')
 			.slice(since)
@@ -133,10 +107,7 @@ export async function campaignSandboxForThisFile() {
 	return {
 		sandbox,
 		runCampaign,
-		campaignOrders,
-		vouchersPerRecipient,
-		expectEveryRowHeldOnce,
-		expectOneDebitPerOrder,
+		...campaignBooks(sandbox),
 		recipientsPosted,
 	};
 }

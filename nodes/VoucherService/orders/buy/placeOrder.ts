@@ -217,7 +217,8 @@ function notBoughtRefused(
  * reference) the reference is looked up first:
  * - found: that order is returned if it is this request (see orders/match.ts), marked
  *   alreadyExisted only when a create was refused with no unclear attempt before it; an order
- *   that differs is an error;
+ *   that differs is an error; with If Reference Exists → Fail, such a refusal is
+ *   ReferenceExistsError, whatever the order;
  * - not found (`04`): "not now" (a 502, 503 or 504, see client.send) is sent again with no
  *   attempt used, a transient failure is retried with backoff, a refusal is reported.
  * A 429 is not unclear: the service refuses it before processing, so the transport sends it
@@ -265,10 +266,12 @@ async function createOrderSafely(
 			}
 			const existing = await lookUpAfterUnclearCreate(client, reference, itemIndex, error);
 			if (existing) {
-				const match = checkFoundOrder(client.node, { itemIndex, request }, existing);
+				// Before comparing: the order of another run at once differs from this one, and a
+				// campaign fed by Row ID reads and matches it (pagedCampaign.ts) rather than failing.
 				if (predatesRun && ifReferenceExists === 'fail') {
 					throw referenceExists(client.node, itemIndex, reference, existing);
 				}
+				const match = checkFoundOrder(client.node, { itemIndex, request }, existing);
 				// alreadyExisted says "an earlier run bought this", so a workflow that delivers
 				// codes only for new orders never skips one paid for in this run.
 				return {

@@ -1,15 +1,54 @@
+import type { INode } from 'n8n-workflow';
+
 import type { ItemPlan, RunSettings } from '../../plan';
 import type { VoucherApiClient } from '../../transport/client';
+import { mapWithConcurrency } from '../../shared/concurrency';
+import { fieldError } from '../../shared/validation';
 import type { CampaignOrder, Order } from '../types';
 import { campaignReportHint } from './campaignReportHint';
 import type { CampaignReport, ReportedVoucher } from './campaignReportHint';
 import { unlistedOrderDeliveryStatus, voucherDeliveryStatus } from './deliveryStatus';
 import { campaignOrderReference, discoverCampaignOrders } from './discovery';
+import { blockOrderReference, blockOrders, ROW_BLOCK_SIZE, rowBlock } from './rowBlocks';
 
-/** The base reference one input item asks about, checked; or why it cannot be used. */
+/** The blocks an item asks about, for a campaign fed by Row ID: `count` blocks from `first`. */
+export interface BlockRange {
+	first: string;
+	count: number;
+}
+
+/** The base reference one input item asks about, checked, with its blocks if paged; or why it cannot be used. */
 export type ReadCampaignBase =
-	| { itemIndex: number; base: string }
+	| { itemIndex: number; base: string; blocks?: BlockRange }
 	| { itemIndex: number; error: unknown };
+
+/*
+ * The most blocks one item may read: 100,000 blocks are 10,000,000 Row IDs, and at least as many
+ * look-ups as blocks, since the service lists no orders. A range past it (0 to 10^15 would be
+ * 10^13 look-ups) is a mistake, not a report; a larger campaign is reported in several ranges.
+ */
+export const MAX_REPORT_BLOCKS = 100_000;
+
+const grouped = (count: number | bigint) => count.toLocaleString('en-US');
+
+/** The blocks that hold Row IDs `from` to `to`; too many is bad input, naming the item and the field. */
+export function reportBlocks(
+	node: INode,
+	itemIndex: number,
+	{ from, to }: { from: string; to: string },
+): BlockRange {
+	const first = BigInt(rowBlock(from));
+	const count = BigInt(rowBlock(to)) - first + BigInt(1);
+	if (count > BigInt(MAX_REPORT_BLOCKS))
+		throw fieldError(
+			node,
+			itemIndex,
+			'rowIdsTo',
+			`Row IDs ${from} to ${to} span ${grouped(count)} blocks of ${ROW_BLOCK_SIZE} IDs, more than the ${grouped(MAX_REPORT_BLOCKS)} one item may read`,
+			`Each block costs a look-up. Report at most ${grouped(MAX_REPORT_BLOCKS * ROW_BLOCK_SIZE)} Row IDs per item, in several items or executions.`,
+		);
+	return { first: first.toString(), count: Number(count) };
+}
 
 /** The order's columns on each of its items; the reference is the one looked up (the answer may omit it). */
 const orderColumns = (reference: string, order: Order) => ({
@@ -51,19 +90,93 @@ function reportedVouchers(reference: string, order: Order): ReportedVoucher[] {
 	}));
 }
 
-const reportOf = (base: string, orders: CampaignOrder[]): CampaignReport => ({
-	base,
+/** Orders read under one numbering (the whole sheet's, or one block's) and their items. */
+interface Found {
+	orders: number;
+	items: ReportedVoucher[];
+}
+
+const foundOf = (orders: CampaignOrder[], reference: (number: number) => string): Found => ({
 	orders: orders.length,
-	items: orders.flatMap(({ number, order }) =>
-		reportedVouchers(campaignOrderReference(base, number), order),
-	),
+	items: orders.flatMap(({ number, order }) => reportedVouchers(reference(number), order)),
 });
 
+/** What the report has read of one campaign, each part once however many items ask for it. */
+interface ReadCampaign {
+	wholeSheet?: Found;
+	blocks: Map<string, Found>;
+}
+
+const blockAt = ({ first }: BlockRange, index: number) =>
+	(BigInt(first) + BigInt(index)).toString();
+
 /**
- * Order → Get Campaign: each input item's campaign, its orders found as a campaign run finds
- * them (discovery.ts, the same stopping rule), as one item per voucher. Reads only: nothing is
- * ever created. A campaign asked for by several items is read once; each item gets its own copy.
- * With no order found an item gets no output, and the hint says so.
+ * The vouchers of the blocks in `range`, each block read up to its first `04` (rowBlocks.ts),
+ * up to `concurrency` blocks at once. A block read already, for an earlier item, is not read
+ * again; the blocks of this item join `campaign` only once all of them are read, so that the
+ * hint counts no part of a failed item's range.
+ */
+async function readBlocks(
+	client: VoucherApiClient,
+	base: string,
+	campaign: ReadCampaign,
+	range: BlockRange,
+	itemIndex: number,
+	concurrency: number,
+): Promise<ReportedVoucher[]> {
+	const blocks = Array.from({ length: range.count }, (_, index) => blockAt(range, index));
+	const unread = blocks.filter((block) => !campaign.blocks.has(block));
+	const read = await mapWithConcurrency(unread.length, concurrency, async (index) => {
+		const block = unread[index];
+		const orders: CampaignOrder[] = [];
+		for await (const order of blockOrders(client, base, block, itemIndex)) orders.push(order);
+		return foundOf(orders, (number) => blockOrderReference(base, block, number));
+	});
+	unread.forEach((block, index) => campaign.blocks.set(block, read[index]));
+	return blocks.flatMap((block) => campaign.blocks.get(block)?.items ?? []);
+}
+
+/** Digits of whole numbers without leading zeros, in numeric order. */
+const numerically = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
+/** The orders looked for, for the hint when none was found. */
+function lookedFor(base: string, campaign: ReadCampaign): string[] {
+	const where = campaign.wholeSheet ? [`${base}-1, ${base}-2, …`] : [];
+	const blocks = [...campaign.blocks.keys()].sort(numerically);
+	if (blocks.length === 0) return where;
+	const [first, last] = [blocks[0], blocks[blocks.length - 1]];
+	const firstOrder = blockOrderReference(base, first, 1);
+	return [
+		...where,
+		first === last ? firstOrder : `${firstOrder} to ${blockOrderReference(base, last, 1)}`,
+	];
+}
+
+function reportOf(base: string, campaign: ReadCampaign): CampaignReport {
+	const parts = [
+		...(campaign.wholeSheet ? [campaign.wholeSheet] : []),
+		...campaign.blocks.values(),
+	];
+	return {
+		base,
+		orders: parts.reduce((sum, part) => sum + part.orders, 0),
+		items: parts.flatMap((part) => part.items),
+		lookedFor: lookedFor(base, campaign),
+		byRowId: campaign.blocks.size > 0,
+	};
+}
+
+/**
+ * Order → Get Campaign: each input item's campaign as one item per voucher. Reads only:
+ * nothing is ever created. A campaign, or a block of one, asked for by several items is read
+ * once; each item gets its own copy. With no order found an item gets no output, and the hint
+ * says so.
+ *
+ * Without Row IDs, the orders `<base>-1`, … are found as a campaign run finds them
+ * (discovery.ts, the same stopping rule). With Row IDs, only the blocks that hold them are read,
+ * and no whole-sheet order: a base is paged or whole-sheet, never both (a paged run refuses a
+ * base with `<base>-1`), so looking for them would cost at least 32 look-ups per campaign and
+ * find nothing.
  */
 export async function planCampaignReport(
 	client: VoucherApiClient,
@@ -76,23 +189,31 @@ export async function planCampaignReport(
 	// Without continueOnFail a bad item stops the node before anything is sent.
 	if (failed() > 0 && !run.continueOnFail) return plan;
 
-	const reports = new Map<string, CampaignReport>();
+	const campaigns = new Map<string, ReadCampaign>();
 	for (const read of reads) {
 		if ('error' in read) continue;
-		const { itemIndex, base } = read;
-		let report = reports.get(base);
-		if (!report) {
-			try {
-				report = reportOf(base, await discoverCampaignOrders(client, base, itemIndex));
-			} catch (error) {
-				plan.settled.push({ itemIndex, error });
-				if (!run.continueOnFail) return plan;
-				continue;
+		const { itemIndex, base, blocks } = read;
+		const campaign = campaigns.get(base) ?? { blocks: new Map<string, Found>() };
+		let items: ReportedVoucher[];
+		try {
+			if (blocks) {
+				items = await readBlocks(client, base, campaign, blocks, itemIndex, run.concurrency);
+			} else {
+				campaign.wholeSheet ??= foundOf(
+					await discoverCampaignOrders(client, base, itemIndex),
+					(number) => campaignOrderReference(base, number),
+				);
+				items = campaign.wholeSheet.items;
 			}
-			reports.set(base, report);
+		} catch (error) {
+			plan.settled.push({ itemIndex, error });
+			if (!run.continueOnFail) return plan;
+			continue;
 		}
-		plan.settled.push({ itemIndex, json: report.items.map((item) => ({ ...item })) });
+		campaigns.set(base, campaign);
+		plan.settled.push({ itemIndex, json: items.map((item) => ({ ...item })) });
 	}
-	if (reports.size > 0) plan.hints = [campaignReportHint([...reports.values()], failed())];
+	const reports = [...campaigns].map(([base, campaign]) => reportOf(base, campaign));
+	if (reports.length > 0) plan.hints = [campaignReportHint(reports, failed())];
 	return plan;
 }

@@ -23,9 +23,13 @@ export interface ReportedVoucher extends IDataObject {
 /** One campaign as the report found it. */
 export interface CampaignReport {
 	base: string;
-	/** How many `<base>-<n>` orders exist. */
+	/** How many orders were found: `<base>-<n>`, or `<base>-b<block>-<n>` of the blocks read. */
 	orders: number;
 	items: ReportedVoucher[];
+	/** The orders looked for, as the hint names them when none was found. */
+	lookedFor: string[];
+	/** Whether blocks of Row IDs were read. */
+	byRowId: boolean;
 }
 
 /** The vouchers' counts per delivery status and their value, or undefined when no order exists. */
@@ -55,8 +59,9 @@ function unlistedText(unlisted: ReportedVoucher[]): string {
 function notFoundText(missing: CampaignReport[]): string | undefined {
 	if (missing.length === 0) return undefined;
 	const names = listed(missing.map((report) => `"${report.base}"`));
-	const example = missing[0].base;
-	return `No orders found for ${missing.length === 1 ? 'campaign' : 'campaigns'} ${names} (orders ${example}-1, ${example}-2, …): check the base reference.`;
+	const [example] = missing;
+	const check = example.byRowId ? 'the base reference and the Row IDs' : 'the base reference';
+	return `No orders found for ${missing.length === 1 ? 'campaign' : 'campaigns'} ${names} (orders ${example.lookedFor.join('; ')}): check ${check}.`;
 }
 
 /**

@@ -8,6 +8,7 @@ import { findOrder, waitForTerminalStatus } from '../lookup';
 import { placeOrder, ReferenceExistsError } from '../buy/placeOrder';
 import type { RunTally } from '../buy/runSummary';
 import { campaignOrderReference } from './discovery';
+import { blockOrderReference, blockOrders, rowBlock } from './rowBlocks';
 import { planNewOrders } from './newOrders';
 import type { NewOrder } from './newOrders';
 import { reconcile, recipientsOf } from './reconciliation';
@@ -16,9 +17,8 @@ import { boughtRows, rowFailure, rowsNotBought, rowsNotSent, splitDecisions } fr
 
 /*
  * A campaign fed in pages (Row ID set): by Loop Over Items, one page per sub-workflow or
- * execution, two executions at once. Rows are grouped by ID into blocks of ROW_BLOCK_SIZE
- * (IDs 12300 to 12399 are block 123), and each block numbers its own orders:
- * `<base>-b123-1`, `<base>-b123-2`, …. A page reads only its own blocks' orders, so what a page
+ * execution, two executions at once. Rows are grouped by ID into blocks, and each block numbers
+ * its own orders (rowBlocks.ts). A page reads only its own blocks' orders, so what a page
  * costs never depends on the pages before it: one look-up and one create per block on a
  * first run, one look-up on a re-run.
  *
@@ -36,17 +36,9 @@ import { boughtRows, rowFailure, rowsNotBought, rowsNotSent, splitDecisions } fr
  * block gets two vouchers when both rows come in the same execution, one when they come on
  * different pages.
  */
-const ROW_BLOCK_DIGITS = 2;
-export const ROW_BLOCK_SIZE = 10 ** ROW_BLOCK_DIGITS;
 
 /** After this many creates of a block lost to other runs at once, the block's rows fail. */
 const MAX_LOST_RACES = 8;
-
-export const rowBlock = (rowId: string) =>
-	rowId.length > ROW_BLOCK_DIGITS ? rowId.slice(0, -ROW_BLOCK_DIGITS) : '0';
-
-export const blockOrderReference = (base: string, block: string, number: number) =>
-	`${base}-b${block}-${number}`;
 
 /** One block of a page: its rows, its existing orders and the new orders to buy. */
 export interface BlockPlan {
@@ -75,7 +67,7 @@ async function settledOrder(
 }
 
 /** A block's orders, in number order, up to the first missing one or until every row is held. */
-async function blockOrders(
+async function pageBlockOrders(
 	client: VoucherApiClient,
 	base: string,
 	block: string,
@@ -84,12 +76,11 @@ async function blockOrders(
 ): Promise<CampaignOrder[]> {
 	const orders: CampaignOrder[] = [];
 	const { itemIndex } = rows[0];
-	for (let number = 1; ; number++) {
-		const found = await findOrder(client, blockOrderReference(base, block, number), itemIndex);
-		if (!found) return orders;
-		orders.push({ number, order: await settledOrder(client, found, deadline, itemIndex) });
-		if (reconcile(rows, orders).every((decision) => decision.kind === 'held')) return orders;
+	for await (const { number, order } of blockOrders(client, base, block, itemIndex)) {
+		orders.push({ number, order: await settledOrder(client, order, deadline, itemIndex) });
+		if (reconcile(rows, orders).every((decision) => decision.kind === 'held')) break;
 	}
+	return orders;
 }
 
 /** Rows of a page grouped by block, in first-row order. */
@@ -168,7 +159,7 @@ export async function planPagedCampaign(
 	const grouped = [...blocksOf(rows)];
 	const found = await mapWithConcurrency(grouped.length, concurrency, async (index) => {
 		const [block, blockRows] = grouped[index];
-		return await blockOrders(client, base, block, blockRows, deadline);
+		return await pageBlockOrders(client, base, block, blockRows, deadline);
 	});
 	const plan: PagedPlan = { settled: [], held: 0, blocks: [], chunked: [] };
 	grouped.forEach(([block, blockRows], index) => {

@@ -302,18 +302,4 @@ describe('rate pacing', () => {
 		p.tick(60_000);
 		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
 	});
-
-	it('counts how long the service has admitted nothing, and starts again at an admission', () => {
-		const p = pacerOn();
-		const a = p.send();
-		p.pacer.onAnswer(a.sequence, a.sentAt, 'refused', { retryAfterMs: 1_000 });
-		p.tick(90_000);
-		expect(p.pacer.refusedForMs()).toBe(90_000);
-		const b = p.send();
-		p.pacer.onAnswer(b.sequence, b.sentAt, 'failed');
-		expect(p.pacer.refusedForMs()).toBe(90_000); // a 5xx is no admission
-		const c = p.send();
-		p.pacer.onAnswer(c.sequence, c.sentAt, 'admitted');
-		expect(p.pacer.refusedForMs()).toBe(0);
-	});
 });

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 
-import { campaignSandboxForThisFile, DISCOVERY_MISSES, personKey, sheet } from '../../campaignRuns.mts';
+import { personKey } from '../../campaignBooks.mts';
+import { campaignSandboxForThisFile, DISCOVERY_MISSES, sheet } from '../../campaignRuns.mts';
 import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
 
 const {

@@ -4,14 +4,14 @@
  * every item to the input item that asked, and refuses a bad base before sending anything.
  */
 import { describe, expect, it } from 'vitest';
-import type { IDataObject } from 'n8n-workflow';
 
 import { voucherDeliveryStatus } from '../../../../../nodes/VoucherService/orders/campaign/deliveryStatus';
 import { formatNaira } from '../../../../../nodes/VoucherService/shared/money';
 import { campaignSandboxForThisFile, hints, sheet } from '../../campaignRuns.mts';
 import { apiRequests, runVoucher, uniqueReference } from '../../voucherNodeRunner.mts';
 
-const { sandbox, runCampaign, campaignOrders } = await campaignSandboxForThisFile();
+const { sandbox, runCampaign, campaignOrders, reportFromBooks } =
+	await campaignSandboxForThisFile();
 
 const STATUSES = ['DELIVERED', 'FAILED', 'CANCELED', 'PROCESSING'];
 
@@ -33,34 +33,6 @@ async function report(bases: string[], run: { continueOnFail?: boolean } = {}) {
 }
 
 const numberOf = (reference: string) => Number(reference.slice(reference.lastIndexOf('-') + 1));
-
-/** The report the sandbox's own books call for: every voucher, in order-number then list order. */
-function expectedItems(base: string): IDataObject[] {
-	const orders = campaignOrders(base).sort((a, b) => numberOf(a.reference) - numberOf(b.reference));
-	return orders.flatMap((order): IDataObject[] => {
-		const orderFields = {
-			reference: order.reference,
-			orderNumber: order.orderNumber,
-			orderStatus: order.status,
-		};
-		if (order.status === 'PROCESSING' || order.vouchers.length === 0) {
-			const deliveryStatus = ['FAILED', 'CANCELED'].includes(order.status)
-				? order.status
-				: 'PROCESSING';
-			const none = { email: null, firstName: null, lastName: null, value: null, serial: null };
-			return [{ ...none, ...orderFields, deliveryStatus, vouchersListed: false }];
-		}
-		return order.vouchers.map((voucher) => ({
-			email: voucher.email,
-			firstName: voucher.firstName,
-			lastName: voucher.lastName,
-			value: voucher.value,
-			serial: voucher.serial,
-			...orderFields,
-			deliveryStatus: voucher.status,
-		}));
-	});
-}
 
 /**
  * A campaign with a gap and every kind of order: -1 and -5 COMPLETED (orders 2 to 4 were
@@ -117,7 +89,7 @@ describe('Order → Get Campaign', () => {
 		expect(run.posts).toBe(0);
 		// Discovery's cost: every number up to the highest, and 32 misses above it.
 		expect(run.gets).toBe(8 + 32);
-		expect(run.json).toEqual(expectedItems(base));
+		expect(run.json).toEqual(reportFromBooks(base));
 		expect(run.json.map((item) => item.deliveryStatus)).toEqual([
 			'DELIVERED',
 			'DELIVERED',

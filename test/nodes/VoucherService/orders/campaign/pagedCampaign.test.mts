@@ -6,21 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 
-import { campaignSandboxForThisFile, sheet } from '../../campaignRuns.mts';
+import { byId, campaignSandboxForThisFile, pages, table } from '../../campaignRuns.mts';
 import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
 
 const { sandbox, runCampaign, campaignOrders, expectEveryRowHeldOnce, expectOneDebitPerOrder } =
 	await campaignSandboxForThisFile();
-
-/** `count` rows with IDs from `firstId`, each one 1,000 NGN (so one order per block). */
-const table = (count: number, firstId = 1) =>
-	sheet(count, `id${firstId}-`).map((row, i) => ({ ...row, amount: 1000, id: firstId + i }));
-
-const byId = { extra: { rowIdField: 'id' } };
-const pages = <T,>(rows: T[], size: number) =>
-	Array.from({ length: Math.ceil(rows.length / size) }, (_, i) =>
-		rows.slice(i * size, (i + 1) * size),
-	);
 
 describe('a campaign fed in pages by Row ID', () => {
 	it('pages of any cut buy each row once; a page reads only its own blocks, whatever came before', async () => {
@@ -82,6 +72,36 @@ describe('a campaign fed in pages by Row ID', () => {
 		expectOneDebitPerOrder(base);
 	});
 
+	it('two runs at once over different rows of one block: the create that comes second goes on with the next number', async () => {
+		const base = uniqueReference('race');
+		const rows = table(100, 0);
+		// Both runs read the block before either creates, so both create order 1; the second
+		// create is refused, and the order under it, complete and for other rows, is not this run's.
+		sandbox.configure({ latencyMs: 100 });
+		let runs;
+		try {
+			runs = await Promise.all([
+				runCampaign(base, rows.slice(0, 50), {}, byId),
+				runCampaign(base, rows.slice(50), {}, byId),
+			]);
+		} finally {
+			sandbox.configure({ latencyMs: 0 });
+		}
+		const creates = apiRequests(sandbox, 'POST').map((p) => (p.body as IDataObject).reference);
+		expect(creates.filter((reference) => reference === `${base}-b0-1`)).toHaveLength(2);
+		for (const run of runs) {
+			expect(run.error?.message).toBeUndefined();
+			expect(run.json.every((row) => row.alreadyExisted === false)).toBe(true);
+		}
+		expect(
+			campaignOrders(base)
+				.map((order) => order.reference)
+				.sort(),
+		).toEqual([`${base}-b0-1`, `${base}-b0-2`]);
+		expectEveryRowHeldOnce(base, rows);
+		expectOneDebitPerOrder(base);
+	});
+
 	it('pages cut across blocks: a block bought in two pages gets a second order', async () => {
 		const base = uniqueReference('across');
 		const rows = table(150, 0);
@@ -96,13 +116,28 @@ describe('a campaign fed in pages by Row ID', () => {
 		expectEveryRowHeldOnce(base, rows);
 	});
 
-	it('two runs at once over overlapping pages: the rows they share are bought once', async () => {
+	it('two runs at once over overlapping pages: the rows they share are bought once, none fails', async () => {
 		const base = uniqueReference('overlap');
 		const rows = table(200);
-		await Promise.all([
-			runCampaign(base, rows.slice(0, 150), { recipientsPerOrder: 20 }, byId),
-			runCampaign(base, rows.slice(50), { recipientsPerOrder: 30 }, byId),
+		// Answers slow enough that both runs read every block before either creates: they race.
+		sandbox.configure({ latencyMs: 30 });
+		const runs = await Promise.all([
+			runCampaign(
+				base,
+				rows.slice(0, 150),
+				{ recipientsPerOrder: 20 },
+				{ ...byId, continueOnFail: true },
+			),
+			runCampaign(
+				base,
+				rows.slice(50),
+				{ recipientsPerOrder: 30 },
+				{ ...byId, continueOnFail: true },
+			),
 		]);
+		sandbox.configure({ latencyMs: 0 });
+		expect(runs.flatMap((run) => run.json.filter((row) => row.error))).toEqual([]);
+		expect(apiRequests(sandbox, 'POST').length).toBeGreaterThan(campaignOrders(base).length);
 		expectEveryRowHeldOnce(base, rows);
 		expectOneDebitPerOrder(base);
 	});
