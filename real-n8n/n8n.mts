@@ -283,7 +283,12 @@ export async function runN8nCommand(
 	const node = ensureNode(versionFacts(version).nodeMajor);
 	// A command listens on no port; the ports only complete the settings.
 	const env = { ...envFor(node), ...n8nEnv(0, 0, userFolder, version) };
-	return await runCommand(node.bin, [n8nBin(installDir(undefined, version)), ...args], userFolder, env);
+	return await runCommand(
+		node.bin,
+		[n8nBin(installDir(undefined, version)), ...args],
+		userFolder,
+		env,
+	);
 }
 
 /**

@@ -229,9 +229,7 @@ export async function startQueueCluster(opts: {
 		);
 	};
 	const stopAll = async (signal?: StopSignal) => {
-		await Promise.all(
-			[...webhooks, ...workers, main].filter(Boolean).map((p) => p.stop(signal)),
-		);
+		await Promise.all([...webhooks, ...workers, main].filter(Boolean).map((p) => p.stop(signal)));
 	};
 	const cluster: Omit<QueueCluster, 'rest'> = {
 		get main() {

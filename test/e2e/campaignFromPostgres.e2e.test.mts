@@ -33,6 +33,7 @@ const CAMPAIGN = readWorkflow('campaign.json');
 const PAGE = readWorkflow('campaign-page.json');
 const START = 'When clicking ‘Execute workflow’';
 const TOTALS = 'Totals so far';
+const EACH_PAGE = 'Each page';
 const BASE = CAMPAIGN.nodes
 	.find((n) => n.name === 'Campaign settings')!
 	.parameters.assignments.assignments.find((a: { name: string }) => a.name === 'baseReference')
@@ -41,11 +42,17 @@ const BASE = CAMPAIGN.nodes
 const ROWS = 20_000;
 const BLOCK = 100;
 const RUN_TIMEOUT_MS = 240_000;
+/*
+ * The service's answer time. It keeps creates in flight when n8n is killed, and lets the second
+ * of two executions at once, which only reads where the first bought, catch up with it: both
+ * then look up and create the same block's order at once.
+ */
+const LATENCY_MS = 50;
 
 /*
- * Product, template and amount change from block to block of 100 IDs, never within one: a
- * block is then one order (Recipients per Order is 100), as a campaign where each row could
- * differ would not be. 500 to 2,500 NGN a row.
+ * Product, template and amount change from one block of 100 IDs to the next, never within one,
+ * so that each block is one order (Recipients per Order is 100): rows that differ within a block
+ * make an order per kind there. 500 to 2,500 NGN a row.
  */
 const FILL = `INSERT INTO campaign_recipients
 SELECT id, 'First' || id, 'Last' || id, 'person' || id || '@example.com',
@@ -80,8 +87,9 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			lookUps: served.filter((r) => r.method === 'GET' && ofBase(r)).length,
 			creates: served.filter((r) => r.method === 'POST' && ofBase(r) && r.statusCode === '00')
 				.length,
-			refusedCreates: served.filter((r) => r.method === 'POST' && ofBase(r) && r.statusCode !== '00')
-				.length,
+			refusedCreates: served.filter(
+				(r) => r.method === 'POST' && ofBase(r) && r.statusCode !== '00',
+			).length,
 		};
 	};
 	const lastSeq = () => sandbox.state.requests.at(-1)?.seq ?? 0;
@@ -104,7 +112,9 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 
 	/** Rows of the table with no voucher, and with more than one (or another amount). */
 	async function tally(base: string) {
-		const { rows } = await db.query('SELECT id::text AS id, amount::float AS amount FROM campaign_recipients');
+		const { rows } = await db.query(
+			'SELECT id::text AS id, amount::float AS amount FROM campaign_recipients',
+		);
 		const { orders, vouchers, debits } = books(base);
 		const wanted = new Map(rows.map((r) => [String(r.id), Number(r.amount)]));
 		return {
@@ -118,7 +128,14 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			orders: orders.length,
 		};
 	}
-	const everyRowOnce = { missing: 0, doubled: 0, wrongValue: 0, strangers: 0, ordersPaidTwice: 0, ordersUnpaid: 0 };
+	const everyRowOnce = {
+		missing: 0,
+		doubled: 0,
+		wrongValue: 0,
+		strangers: 0,
+		ordersPaidTwice: 0,
+		ordersUnpaid: 0,
+	};
 
 	const totalsOf = (ex: Execution) => {
 		expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
@@ -128,7 +145,11 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 
 	/** The example's files imported as a user does, over what is there (same ids). */
 	async function importExample(dir = EXAMPLE_DIR) {
-		await runN8nCommand(inject('n8nUserFolder'), ['import:workflow', '--separate', `--input=${dir}`]);
+		await runN8nCommand(inject('n8nUserFolder'), [
+			'import:workflow',
+			'--separate',
+			`--input=${dir}`,
+		]);
 	}
 
 	/** The campaign under another base reference: a second campaign over the same table. */
@@ -161,7 +182,11 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			template_id integer NOT NULL
 		)`);
 		await db.query(FILL, [1, ROWS]);
-		sandbox = await startSandbox({ port: 0, initialBalanceNgn: 1_000_000_000 });
+		sandbox = await startSandbox({
+			port: 0,
+			latencyMs: LATENCY_MS,
+			initialBalanceNgn: 1_000_000_000,
+		});
 		// Named as the example names them: the import finds them by name.
 		await sandboxApiCredential(rest, sandbox, 'Voucher Service account');
 		await postgresCredential(rest, pg, 'Your PostgreSQL');
@@ -190,62 +215,118 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		const seq = lastSeq();
 		const t1 = Date.now();
 		const totals = totalsOf(await runCampaign());
-		console.log(`re-run after the crash: ${JSON.stringify(totals)}, ${JSON.stringify(requestsSince(seq, BASE))}, ${Date.now() - t1} ms`);
+		console.log(
+			`re-run after the crash: ${JSON.stringify(totals)}, ${JSON.stringify(requestsSince(seq, BASE))}, ${Date.now() - t1} ms`,
+		);
 		expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
 		expect(totals).toMatchObject({ pages: ROWS / 1000 + 1, rows: ROWS, refusedOrFailed: 0 });
 		expect(totals.bought + totals.held).toBe(ROWS);
 		expect(totals.held).toBeGreaterThanOrEqual(killed.held);
 	}, 600_000);
 
-	it('a re-run buys nothing, with one look-up per 100 IDs and no create', async () => {
-		const seq = lastSeq();
-		const t0 = Date.now();
-		const totals = totalsOf(await runCampaign());
-		const requests = requestsSince(seq, BASE);
-		console.log(`re-run: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`);
-		expect(totals).toMatchObject({ rows: ROWS, bought: 0, held: ROWS, refusedOrFailed: 0, spentNgn: 0 });
-		expect(requests).toEqual({ lookUps: Math.ceil((ROWS + 1) / BLOCK), creates: 0, refusedCreates: 0 });
-		expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
-	}, RUN_TIMEOUT_MS);
+	it(
+		'a re-run buys nothing, with one look-up per 100 IDs and no create',
+		async () => {
+			const seq = lastSeq();
+			const t0 = Date.now();
+			const totals = totalsOf(await runCampaign());
+			const requests = requestsSince(seq, BASE);
+			console.log(
+				`re-run: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
+			);
+			expect(totals).toMatchObject({
+				rows: ROWS,
+				bought: 0,
+				held: ROWS,
+				refusedOrFailed: 0,
+				spentNgn: 0,
+			});
+			expect(requests).toEqual({
+				lookUps: Math.ceil((ROWS + 1) / BLOCK),
+				creates: 0,
+				refusedCreates: 0,
+			});
+			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
+		},
+		RUN_TIMEOUT_MS,
+	);
 
-	it('rows added to the table: a re-run buys only those', async () => {
-		// ID 0 joins block 0 (IDs 1 to 99 bought), 20001 to 20250 block 200 (20000 bought) and two new blocks.
-		await db.query(FILL, [0, 0]);
-		await db.query(FILL, [ROWS + 1, ROWS + 250]);
-		const added = await db.query(
-			`SELECT sum(amount)::float AS ngn FROM campaign_recipients WHERE id = 0 OR id > ${ROWS}`,
-		);
-		const seq = lastSeq();
-		const t0 = Date.now();
-		const totals = totalsOf(await runCampaign());
-		const requests = requestsSince(seq, BASE);
-		console.log(`rows added: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`);
-		expect(totals).toMatchObject({
-			rows: ROWS + 251,
-			bought: 251,
-			held: ROWS,
-			refusedOrFailed: 0,
-			spentNgn: added.rows[0].ngn,
-		});
-		// b0-2 and b200-2 beside their first orders, b201-1 and b202-1.
-		expect(requests.creates).toBe(4);
-		expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS + 251 });
-	}, RUN_TIMEOUT_MS);
+	it(
+		'rows added to the table: a re-run buys only those',
+		async () => {
+			// ID 0 joins block 0 (IDs 1 to 99 bought), 20001 to 20250 block 200 (20000 bought) and two new blocks.
+			await db.query(FILL, [0, 0]);
+			await db.query(FILL, [ROWS + 1, ROWS + 250]);
+			const added = await db.query(
+				`SELECT (sum(amount) FILTER (WHERE id = 0))::float AS first, (sum(amount) FILTER (WHERE id > ${ROWS}))::float AS last FROM campaign_recipients`,
+			);
+			const spent = added.rows[0] as { first: number; last: number };
+			const seq = lastSeq();
+			const t0 = Date.now();
+			const ex = await runCampaign();
+			const totals = totalsOf(ex);
+			const requests = requestsSince(seq, BASE);
+			console.log(
+				`rows added: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
+			);
+			// Each page's summary, as Each page hands them to Totals so far.
+			const pages = ex.data.resultData.runData[EACH_PAGE].at(-1)!.data!.main![0]!.map(
+				(i) => i.json,
+			);
+			expect(pages).toHaveLength(21);
+			expect(pages[0]).toEqual({
+				firstId: '0',
+				lastId: '999',
+				rows: 1000,
+				bought: 1,
+				held: 999,
+				refusedOrFailed: 0,
+				spentNgn: spent.first,
+			});
+			expect(pages[20]).toEqual({
+				firstId: '20000',
+				lastId: '20999',
+				rows: 251,
+				bought: 250,
+				held: 1,
+				refusedOrFailed: 0,
+				spentNgn: spent.last,
+			});
+			expect(totals).toMatchObject({
+				rows: ROWS + 251,
+				bought: 251,
+				held: ROWS,
+				refusedOrFailed: 0,
+				spentNgn: spent.first + spent.last,
+			});
+			// b0-2 and b200-2 beside their first orders, b201-1 and b202-1.
+			expect(requests.creates).toBe(4);
+			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS + 251 });
+		},
+		RUN_TIMEOUT_MS,
+	);
 
-	it('two executions at once over the same pages buy each ID once between them', async () => {
-		const base = `${BASE}-twice`;
-		await importWithBase(base);
-		const seq = lastSeq();
-		const t0 = Date.now();
-		const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN.id, START)));
-		const both = await Promise.all(ids.map((id) => rest.waitForExecution(id, RUN_TIMEOUT_MS)));
-		const [a, b] = both.map(totalsOf);
-		const requests = requestsSince(seq, base);
-		console.log(`two at once: ${JSON.stringify([a, b])}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`);
-		const rows = ROWS + 251;
-		expect(await tally(base)).toMatchObject({ ...everyRowOnce, held: rows });
-		expect(a.bought + b.bought).toBe(rows);
-		for (const totals of [a, b])
-			expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
-	}, RUN_TIMEOUT_MS);
+	it(
+		'two executions at once over the same pages buy each ID once between them',
+		async () => {
+			const base = `${BASE}-twice`;
+			await importWithBase(base);
+			const seq = lastSeq();
+			const t0 = Date.now();
+			const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN.id, START)));
+			const both = await Promise.all(ids.map((id) => rest.waitForExecution(id, RUN_TIMEOUT_MS)));
+			const [a, b] = both.map(totalsOf);
+			const requests = requestsSince(seq, base);
+			console.log(
+				`two at once: ${JSON.stringify([a, b])}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
+			);
+			const rows = ROWS + 251;
+			expect(await tally(base)).toMatchObject({ ...everyRowOnce, held: rows });
+			expect(a.bought + b.bought).toBe(rows);
+			for (const totals of [a, b]) expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
+			// They did race: creates of the same order, the second refused as a used Reference.
+			expect(requests.refusedCreates).toBeGreaterThan(0);
+		},
+		RUN_TIMEOUT_MS,
+	);
 });

@@ -83,8 +83,11 @@ describe('example workflows', () => {
 
 	const hasManualTrigger = (file: string) =>
 		readExample(file).nodes.some((n) => n.name === MANUAL_TRIGGER);
-	const usesGoogleSheets = (file: string) =>
-		readExample(file).nodes.some((n) => n.type === 'n8n-nodes-base.googleSheets');
+	/** Google Sheets cannot run here; the PostgreSQL campaign runs in campaignFromPostgres.e2e.test.mts. */
+	const usesOwnService = (file: string) =>
+		readExample(file).nodes.some((n) =>
+			['n8n-nodes-base.googleSheets', 'n8n-nodes-base.postgres'].includes(n.type),
+		);
 
 	/** Every node type this n8n offers, with its parameters, as the editor loads them. */
 	const nodeTypes = async (): Promise<NodeTypeDescription[]> =>
@@ -248,10 +251,9 @@ describe('example workflows', () => {
 
 	it('every manual example runs to success', async () => {
 		// order-get reads the order that order-create makes, so order-create goes first. The
-		// scheduled examples run in spreadsheet.e2e.test.mts and wallet.e2e.test.mts, the Google
-		// Sheets one cannot here.
+		// scheduled examples run in spreadsheet.e2e.test.mts and wallet.e2e.test.mts.
 		const manual = imported
-			.filter((w) => !w.webhookUrl && hasManualTrigger(w.file) && !usesGoogleSheets(w.file))
+			.filter((w) => !w.webhookUrl && hasManualTrigger(w.file) && !usesOwnService(w.file))
 			.sort(
 				(a, b) =>
 					Number(b.file.endsWith('order-create.json')) -

@@ -50,6 +50,29 @@ function withoutExecutionHints(nodeType: INodeType): INodeType {
 	});
 }
 
+/**
+ * The node type, with the name of every getNodeParameter call of its executions pushed to
+ * `calls`: which parameters the node asks n8n for (each a possible expression evaluation), and
+ * how often.
+ */
+export function withParameterReads(nodeType: INodeType, calls: string[]): INodeType {
+	return Object.create(nodeType, {
+		execute: {
+			value(this: IExecuteFunctions) {
+				const getNodeParameter = (name: string, ...rest: unknown[]) => {
+					calls.push(name);
+					return (this.getNodeParameter as (...args: unknown[]) => unknown)(name, ...rest);
+				};
+				const context = new Proxy(this, {
+					get: (target, key) =>
+						key === 'getNodeParameter' ? getNodeParameter : Reflect.get(target, key),
+				});
+				return nodeType.execute!.call(context);
+			},
+		},
+	});
+}
+
 export interface CredentialOverrides {
 	publicKey?: string;
 	secretKey?: string;
@@ -127,6 +150,8 @@ export interface RunVoucherOptions {
 	asTool?: boolean;
 	/** Run with a context that has no addExecutionHints. */
 	withoutExecutionHints?: boolean;
+	/** Receives the name of every getNodeParameter call of the run (withParameterReads). */
+	parameterReads?: string[];
 }
 
 /** Runs one VoucherService node with these parameters and returns its outputs. */
@@ -135,9 +160,11 @@ export async function runVoucher(
 	parameters: INodeParameters,
 	options: RunVoucherOptions = {},
 ) {
-	const nodeType = options.asTool ? voucherToolNode : voucherNode;
+	let nodeType = options.asTool ? voucherToolNode : voucherNode;
+	if (options.withoutExecutionHints) nodeType = withoutExecutionHints(nodeType);
+	if (options.parameterReads) nodeType = withParameterReads(nodeType, options.parameterReads);
 	const result = await runNode({
-		nodeType: options.withoutExecutionHints ? withoutExecutionHints(nodeType) : nodeType,
+		nodeType,
 		credentialTypes: [new VoucherServiceApi()],
 		credentials: { voucherServiceApi: credentialFor(sandbox, options.credential) },
 		parameters,

@@ -178,7 +178,7 @@ function readColumnValue(
 	itemIndex: number,
 ): unknown {
 	const raw = parameters.node.parameters[parameter];
-	const value = context.getNodeParameter(parameter, itemIndex, fallback);
+	const value = parameters.get(parameter, itemIndex, fallback);
 	if (typeof raw === 'string' && raw.startsWith('=')) return value;
 	const column = String(value);
 	const { json } = context.getInputData()[itemIndex];
@@ -229,7 +229,7 @@ function readCampaignRow(context: IExecuteFunctions, itemIndex: number): ReadCam
 			itemIndex,
 			{
 				...fields,
-				templateId: context.getNodeParameter('templateId', itemIndex),
+				templateId: parameters.get('templateId', itemIndex),
 				narration: additional.narration,
 				...recipient,
 				rowId,

@@ -38,6 +38,7 @@ import {
 	sandboxForThisFile,
 	voucherNode,
 	voucherToolNode,
+	withParameterReads,
 } from '../voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile();
@@ -72,25 +73,6 @@ class FeederRows implements INodeType {
 	}
 }
 
-/** The node type, with every getNodeParameter call of its executions recorded by name. */
-function recorded(nodeType: INodeType, calls: string[]): INodeType {
-	return Object.create(nodeType, {
-		execute: {
-			value(this: IExecuteFunctions) {
-				const getNodeParameter = (name: string, ...rest: unknown[]) => {
-					calls.push(name);
-					return (this.getNodeParameter as (...args: unknown[]) => unknown)(name, ...rest);
-				};
-				const context = new Proxy(this, {
-					get: (target, key) =>
-						key === 'getNodeParameter' ? getNodeParameter : Reflect.get(target, key),
-				});
-				return nodeType.execute!.call(context);
-			},
-		},
-	});
-}
-
 /** Fields whose values change from run to run (codes, serials, dates), masked for comparison. */
 const VOLATILE = new Set(['code', 'pin', 'serial', 'expiryDate', 'orderNumber', 'createdAt']);
 function masked(value: unknown): unknown {
@@ -123,7 +105,7 @@ async function runCreate(
 ): Promise<Outcome> {
 	sandbox.reset();
 	const calls: string[] = [];
-	const nodeType = recorded(asTool ? voucherToolNode : voucherNode, calls);
+	const nodeType = withParameterReads(asTool ? voucherToolNode : voucherNode, calls);
 	const typeName = packageNodeTypeName(nodeType);
 	const run = `rows-${++runCounter}`;
 	rowsOfRun.set(run, rows);
