@@ -13,7 +13,9 @@ const TOTALS = 'Totals so far';
 const campaign = readExample(CAMPAIGN_FILE);
 
 /** The campaign's manual trigger, the node a run starts from. */
-export const CAMPAIGN_START = campaign.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger')!.name;
+export const CAMPAIGN_START = campaign.nodes.find(
+	(n) => n.type === 'n8n-nodes-base.manualTrigger',
+)!.name;
 
 /** The base Reference the example sets in its Campaign settings. */
 export const CAMPAIGN_BASE = (
