@@ -8,11 +8,15 @@
 // Both run in the same n8n, one after the other, against the same sandbox.
 // Then (unless BENCH_PROFILE=0) the campaign runs again in an n8n under
 // --cpu-prof and the profile of the node's run is summarised.
+// BENCH_CAMPAIGN_SOURCE=postgres runs examples/campaign-from-postgres instead (campaignFromPostgres.mts).
+import { createRequire } from 'node:module';
+
 import {
 	campaignWorkflow,
 	createApiCredentials,
 	diyWorkflow,
 	performanceToMonoUs,
+	packageTarball,
 	runMeasured,
 	runTimeoutMs,
 	type ServedRequest,
@@ -20,17 +24,26 @@ import {
 	startBenchSandbox,
 } from './harness.mts';
 import { withProfiledN8n } from './profile.mts';
-import { DEFAULT_CONCURRENCY } from '../nodes/VoucherService/shared/concurrency.ts';
 import { atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table } from './report.mts';
+
+if (process.env.BENCH_CAMPAIGN_SOURCE === 'postgres') {
+	await import('./campaignFromPostgres.mts');
+	process.exit();
+}
 
 const N = envInt('BENCH_CAMPAIGN_N', 10_000);
 const DIY_N = envInt('BENCH_CAMPAIGN_DIY_N', 2000);
 const LATENCY = envInt('BENCH_LATENCY_MS', 25);
 /** The node's defaults: 100 recipients per order, Maximum Concurrency (paced adaptively below it). */
 const PER_ORDER = 100;
-const CONCURRENCY = DEFAULT_CONCURRENCY;
 
 await beginRun();
+// nodes/ imports its modules without extensions, which only the build resolves: the default
+// Maximum Concurrency comes from dist/ (built here when stale).
+await packageTarball();
+const { DEFAULT_CONCURRENCY: CONCURRENCY } = createRequire(import.meta.url)('../dist/nodes/VoucherService/shared/concurrency.js') as {
+	DEFAULT_CONCURRENCY: number;
+};
 const { sandbox, probe } = await startBenchSandbox(LATENCY);
 
 /**

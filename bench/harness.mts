@@ -348,10 +348,8 @@ export async function runMeasured(rest: N8nRest, wf: WorkflowJson, timeoutMs = 6
  * Starts a saved workflow and waits for it through the executions list only,
  * so no full execution is serialised by n8n while something is being measured.
  */
-export async function runQuietly(rest: N8nRest, workflowId: string, timeoutMs = 600_000): Promise<string> {
-	const started = await rest.request('POST', `/rest/workflows/${workflowId}/run`, { triggerToStartFrom: { name: 'Start' } });
-	const executionId = String(started?.executionId ?? '');
-	if (!executionId) throw new Error(`workflow ${workflowId} did not start: ${JSON.stringify(started)}`);
+export async function runQuietly(rest: N8nRest, workflowId: string, timeoutMs = 600_000, trigger = MANUAL_START.name): Promise<string> {
+	const executionId = await rest.startWorkflow(workflowId, trigger);
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const listed = await rest.listExecutions(workflowId);

@@ -14,8 +14,6 @@
 // is waited for through the executions list, so serialising the big execution
 // for this client is not counted. Only n8n's main process is measured: the
 // Code node that makes the rows runs in n8n's task runner, the same for both.
-import { readFileSync, writeFileSync } from 'node:fs';
-
 import {
 	DIY_MAX_ROWS,
 	campaignWorkflow,
@@ -28,20 +26,13 @@ import {
 	type Credentials,
 } from './harness.mts';
 import type { WorkflowJson } from '../real-n8n/rest.mts';
+import { mib, watchPeakRss, type PeakRss } from './peakRss.mts';
 import { atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table } from './report.mts';
 
 const N = envInt('BENCH_MEMORY_N', 10_000);
 const DIY_N = envInt('BENCH_MEMORY_DIY_N', Math.min(N, DIY_MAX_ROWS));
 const LATENCY = envInt('BENCH_MEMORY_LATENCY_MS', 0);
 const TIMEOUT_MS = runTimeoutMs(Math.max(N, DIY_N));
-
-function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-	const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-	if (!m) throw new Error(`no ${field} for pid ${pid}`);
-	return Number(m[1]);
-}
-
-const mib = (kb: number) => kb / 1024;
 
 async function measure(label: string, build: (creds: Credentials, sandboxUrl: string) => WorkflowJson) {
 	const { sandbox, probe } = await startBenchSandbox(LATENCY);
@@ -51,34 +42,18 @@ async function measure(label: string, build: (creds: Credentials, sandboxUrl: st
 		const { id } = await bench.rest.createWorkflow(build(creds, sandbox.url));
 		const pid = bench.n8n.pid;
 		await new Promise((r) => setTimeout(r, 5000)); // let start-up garbage settle
-		const idle = statusKb(pid, 'VmRSS');
-		let resetHwm = true;
-		try {
-			writeFileSync(`/proc/${pid}/clear_refs`, '5');
-		} catch {
-			resetHwm = false; // then VmHWM still holds the start-up peak; the samples decide
-		}
-		let sampled = idle;
-		// A process that has exited (a zombie until reaped) has no VmRSS: say so instead of guessing.
-		const alive = () => {
-			try {
-				return /^VmRSS:/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-			} catch {
-				return false;
-			}
-		};
-		const timer = setInterval(() => alive() && (sampled = Math.max(sampled, statusKb(pid, 'VmRSS'))), 50);
+		const window = watchPeakRss(pid);
 		const t0 = Date.now();
+		let peak: PeakRss | undefined;
 		try {
 			await runQuietly(bench.rest, id, TIMEOUT_MS);
 		} finally {
-			clearInterval(timer);
+			peak = window.close();
 		}
-		if (!alive()) throw new Error(`n8n (pid ${pid}) exited during the run:\n${bench.n8n.logTail(30)}`);
-		const hwm = statusKb(pid, 'VmHWM');
-		const peak = resetHwm ? Math.max(hwm, sampled) : sampled;
-		say(`${label}: ${probe.started} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s; idle ${fmt(mib(idle))} MiB, peak ${fmt(mib(peak))} MiB (VmHWM ${fmt(mib(hwm))}, sampled ${fmt(mib(sampled))})`);
-		return { idle, peak, growth: peak - idle, requests: probe.started, hwmReset: resetHwm };
+		if (!peak) throw new Error(`n8n (pid ${pid}) exited during the run:\n${bench.n8n.logTail(30)}`);
+		const { idleKb: idle, peakKb, hwmKb: hwm, sampledKb: sampled, hwmReset: resetHwm } = peak;
+		say(`${label}: ${probe.started} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s; idle ${fmt(mib(idle))} MiB, peak ${fmt(mib(peakKb))} MiB (VmHWM ${fmt(mib(hwm))}, sampled ${fmt(mib(sampled))})`);
+		return { idle, peak: peakKb, growth: peakKb - idle, requests: probe.started, hwmReset: resetHwm };
 	} finally {
 		await bench.stop();
 		await sandbox.close();

@@ -35,7 +35,8 @@ export function table(title: string, rows: Row[], head = HEAD): string {
 	return render(title, keep(head), cells.map(keep));
 }
 
-function render(title: string, head: string[], cells: string[][]): string {
+/** A markdown table with columns of its own: `head`, then one row of cells each. */
+export function render(title: string, head: string[], cells: string[][]): string {
 	const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
 	const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i])).join(' | ')} |`;
 	const out = [`### ${title}`, '', line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)];

@@ -1,0 +1,83 @@
+// examples/campaign-from-postgres in a real n8n, for bench:campaign (and any suite that runs
+// it): its table as issue 33 gives it, filled from generate_series; its two workflows saved
+// under their own ids (the campaign calls the page by id), credentials bound by type, the
+// page published (n8n 2.x runs only a published sub-workflow); its totals read back.
+import { preparedExample, readExample, type CredentialRef } from './examples.mts';
+import { nodeOutput, type Execution, type N8nRest } from './rest.mts';
+import type { PgClient } from './services.mts';
+
+const CAMPAIGN_FILE = 'campaign-from-postgres/campaign.json';
+const PAGE_FILE = 'campaign-from-postgres/campaign-page.json';
+const TOTALS = 'Totals so far';
+
+const campaign = readExample(CAMPAIGN_FILE);
+
+/** The campaign's manual trigger, the node a run starts from. */
+export const CAMPAIGN_START = campaign.nodes.find(
+	(n) => n.type === 'n8n-nodes-base.manualTrigger',
+)!.name;
+
+/** The base Reference the example sets in its Campaign settings. */
+export const CAMPAIGN_BASE = (
+	campaign.nodes.find((n) => n.name === 'Campaign settings')!.parameters.assignments as {
+		assignments: Array<{ name: string; value: string }>;
+	}
+).assignments.find((a) => a.name === 'baseReference')!.value;
+
+export async function createRecipientsTable(db: PgClient): Promise<void> {
+	await db.query(`CREATE TABLE campaign_recipients (
+		id bigint PRIMARY KEY,
+		first_name text NOT NULL,
+		last_name text NOT NULL,
+		email text NOT NULL,
+		product_code text NOT NULL,
+		amount numeric(12,2) NOT NULL,
+		template_id integer NOT NULL
+	)`);
+}
+
+/**
+ * Adds the rows with IDs `from` to `to`, person<id>@example.com. Product, template and amount
+ * change from block to block of 100 IDs, never within one, so that a block is one order
+ * (100 recipients per order); 500 to 2,500 NGN a row.
+ */
+export async function fillRecipients(db: PgClient, from: number, to: number): Promise<void> {
+	await db.query(
+		`INSERT INTO campaign_recipients
+		SELECT id, 'First' || id, 'Last' || id, 'person' || id || '@example.com',
+			(ARRAY['VCH-INSTANT', 'VCH-AMAZON', 'VCH-JUMIA'])[(id / 100) % 3 + 1],
+			(ARRAY[500, 1000, 2500])[(id / 300) % 3 + 1],
+			(ARRAY[1, 2, 7])[(id / 100) % 3 + 1]
+		FROM generate_series($1::bigint, $2::bigint) AS id`,
+		[from, to],
+	);
+}
+
+/** Saves both workflows under the example's ids and publishes the page; the campaign's id. */
+export async function saveCampaignExample(
+	rest: N8nRest,
+	credentials: { postgres: CredentialRef; voucherServiceApi: CredentialRef },
+	filesDir: string,
+): Promise<string> {
+	const save = async (file: string) => {
+		const wf = preparedExample(file, { credentials, filesDir });
+		// POST /rest/workflows keeps an id given in the body, as import:workflow does.
+		return (await rest.request('POST', '/rest/workflows', { ...wf, active: false })).id as string;
+	};
+	await rest.activateWorkflow(await save(PAGE_FILE));
+	return await save(CAMPAIGN_FILE);
+}
+
+/** What Totals so far says after the last page. */
+export interface CampaignTotals {
+	pages: number;
+	rows: number;
+	bought: number;
+	held: number;
+	refusedOrFailed: number;
+	spentNgn: number;
+}
+
+export function campaignTotals(ex: Execution): CampaignTotals {
+	return nodeOutput(ex, TOTALS).at(-1) as unknown as CampaignTotals;
+}
