@@ -127,7 +127,6 @@ const FACTS: Fact[] = [
 	],
 
 	['docs/api.md', 'its static-data filter (# minutes)', [RETENTION_MS / MINUTE]],
-	['docs/e2e.md', 'one look-up per # IDs', [BLOCK]],
 
 	['docs/trigger.md', 'fix the cause within about # minutes', [RETRY_WINDOW_MS / MINUTE]],
 	['docs/trigger.md', 'The secret is kept for at most # seconds', [SECRET_LIFETIME_MS / SECOND]],
