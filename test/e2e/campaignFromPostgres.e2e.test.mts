@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { runN8nCommand } from '../../real-n8n/n8n.mts';
 import { REPO_ROOT } from '../../real-n8n/paths.mts';
-import { nodeOutput, type Execution, type N8nRest } from '../../real-n8n/rest.mts';
+import { type Execution, type N8nRest } from '../../real-n8n/rest.mts';
 import {
 	ensureQueueServices,
 	pgClient,
@@ -20,6 +20,13 @@ import {
 	type Postgres,
 } from '../../real-n8n/services.mts';
 import { postgresCredential } from '../../real-n8n/fixtures.mts';
+import {
+	CAMPAIGN_BASE as BASE,
+	CAMPAIGN_START as START,
+	campaignTotals,
+	createRecipientsTable,
+	fillRecipients,
+} from '../../real-n8n/campaignFromPostgres.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { ownerClient, restartN8n, sandboxApiCredential, until } from './n8nUnderTest.mts';
 
@@ -31,13 +38,7 @@ const readWorkflow = (file: string) =>
 	};
 const CAMPAIGN = readWorkflow('campaign.json');
 const PAGE = readWorkflow('campaign-page.json');
-const START = 'When clicking ‘Execute workflow’';
-const TOTALS = 'Totals so far';
 const EACH_PAGE = 'Each page';
-const BASE = CAMPAIGN.nodes
-	.find((n) => n.name === 'Campaign settings')!
-	.parameters.assignments.assignments.find((a: { name: string }) => a.name === 'baseReference')
-	.value as string;
 
 const ROWS = 20_000;
 const BLOCK = 100;
@@ -48,27 +49,6 @@ const RUN_TIMEOUT_MS = 240_000;
  * then look up and create the same block's order at once.
  */
 const LATENCY_MS = 50;
-
-/*
- * Product, template and amount change from one block of 100 IDs to the next, never within one,
- * so that each block is one order (Recipients per Order is 100): rows that differ within a block
- * make an order per kind there. 500 to 2,500 NGN a row.
- */
-const FILL = `INSERT INTO campaign_recipients
-SELECT id, 'First' || id, 'Last' || id, 'person' || id || '@example.com',
-  (ARRAY['VCH-INSTANT', 'VCH-AMAZON', 'VCH-JUMIA'])[(id / ${BLOCK}) % 3 + 1],
-  (ARRAY[500, 1000, 2500])[(id / ${3 * BLOCK}) % 3 + 1],
-  (ARRAY[1, 2, 7])[(id / ${BLOCK}) % 3 + 1]
-FROM generate_series($1::bigint, $2::bigint) AS id`;
-
-interface Totals {
-	pages: number;
-	rows: number;
-	bought: number;
-	held: number;
-	refusedOrFailed: number;
-	spentNgn: number;
-}
 
 describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postgres)', () => {
 	let rest: N8nRest;
@@ -139,8 +119,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 
 	const totalsOf = (ex: Execution) => {
 		expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
-		const out = nodeOutput(ex, TOTALS);
-		return out[out.length - 1] as unknown as Totals;
+		return campaignTotals(ex);
 	};
 
 	/** The example's files imported as a user does, over what is there (same ids). */
@@ -172,16 +151,8 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		pg = await startPostgres(ensureQueueServices());
 		db = pgClient(pg);
 		await db.connect();
-		await db.query(`CREATE TABLE campaign_recipients (
-			id bigint PRIMARY KEY,
-			first_name text NOT NULL,
-			last_name text NOT NULL,
-			email text NOT NULL,
-			product_code text NOT NULL,
-			amount numeric(12,2) NOT NULL,
-			template_id integer NOT NULL
-		)`);
-		await db.query(FILL, [1, ROWS]);
+		await createRecipientsTable(db);
+		await fillRecipients(db, 1, ROWS);
 		sandbox = await startSandbox({
 			port: 0,
 			latencyMs: LATENCY_MS,
@@ -255,8 +226,8 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		'rows added to the table: a re-run buys only those',
 		async () => {
 			// ID 0 joins block 0 (IDs 1 to 99 bought), 20001 to 20250 block 200 (20000 bought) and two new blocks.
-			await db.query(FILL, [0, 0]);
-			await db.query(FILL, [ROWS + 1, ROWS + 250]);
+			await fillRecipients(db, 0, 0);
+			await fillRecipients(db, ROWS + 1, ROWS + 250);
 			const added = await db.query(
 				`SELECT (sum(amount) FILTER (WHERE id = 0))::float AS first, (sum(amount) FILTER (WHERE id > ${ROWS}))::float AS last FROM campaign_recipients`,
 			);
