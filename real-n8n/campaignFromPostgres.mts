@@ -76,6 +76,8 @@ export interface CampaignTotals {
 	held: number;
 	refusedOrFailed: number;
 	spentNgn: number;
+	/** The first rows not bought, of every page: the pages' own executions are not saved. */
+	failures: Array<{ id: string; email: string; error: string }>;
 }
 
 export function campaignTotals(ex: Execution): CampaignTotals {

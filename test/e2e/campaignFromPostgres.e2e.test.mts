@@ -223,13 +223,16 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 	);
 
 	it(
-		'rows added to the table: a re-run buys only those',
+		'rows added to the table: a re-run buys only those, and names the row it cannot buy',
 		async () => {
 			// ID 0 joins block 0 (IDs 1 to 99 bought), 20001 to 20250 block 200 (20000 bought) and two new blocks.
 			await fillRecipients(db, 0, 0);
-			await fillRecipients(db, ROWS + 1, ROWS + 250);
+			await fillRecipients(db, ROWS + 1, ROWS + 251);
+			// A typo in one row: the row fails alone, and the page's summary names it.
+			const bad = { id: String(ROWS + 251), email: 'person20251.example.com' };
+			await db.query(`UPDATE campaign_recipients SET email = $1 WHERE id = $2`, [bad.email, bad.id]);
 			const added = await db.query(
-				`SELECT (sum(amount) FILTER (WHERE id = 0))::float AS first, (sum(amount) FILTER (WHERE id > ${ROWS}))::float AS last FROM campaign_recipients`,
+				`SELECT (sum(amount) FILTER (WHERE id = 0))::float AS first, (sum(amount) FILTER (WHERE id BETWEEN ${ROWS + 1} AND ${ROWS + 250}))::float AS last FROM campaign_recipients`,
 			);
 			const spent = added.rows[0] as { first: number; last: number };
 			const seq = lastSeq();
@@ -253,26 +256,31 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 				held: 999,
 				refusedOrFailed: 0,
 				spentNgn: spent.first,
+				failures: [],
 			});
+			const failures = [{ ...bad, error: expect.stringContaining('email') }];
 			expect(pages[20]).toEqual({
 				firstId: '20000',
 				lastId: '20999',
-				rows: 251,
+				rows: 252,
 				bought: 250,
 				held: 1,
-				refusedOrFailed: 0,
+				refusedOrFailed: 1,
 				spentNgn: spent.last,
+				failures,
 			});
 			expect(totals).toMatchObject({
-				rows: ROWS + 251,
+				rows: ROWS + 252,
 				bought: 251,
 				held: ROWS,
-				refusedOrFailed: 0,
+				refusedOrFailed: 1,
 				spentNgn: spent.first + spent.last,
+				failures,
 			});
 			// b0-2 and b200-2 beside their first orders, b201-1 and b202-1.
 			expect(requests.creates).toBe(4);
-			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS + 251 });
+			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, missing: 1, held: ROWS + 251 });
+			await db.query('DELETE FROM campaign_recipients WHERE id = $1', [bad.id]);
 		},
 		RUN_TIMEOUT_MS,
 	);

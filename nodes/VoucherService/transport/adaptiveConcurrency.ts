@@ -73,7 +73,8 @@ export class AdaptiveConcurrency {
 
 	private inFlight = 0;
 
-	private readonly waiting: Array<(slot: Slot) => void> = [];
+	/** Requests waiting for a slot, first come first served; a burst one keeps its kind. */
+	private readonly waiting: Array<{ burst: boolean; grant: (slot: Slot) => void }> = [];
 
 	/** When the scheduled wake fires; Infinity when none is. */
 	private wakeAt = Infinity;
@@ -127,9 +128,9 @@ export class AdaptiveConcurrency {
 	 * clean lets what follows start near that pace instead of ramping up from START_LIMIT again.
 	 */
 	async acquire(burst = false): Promise<Slot> {
-		if (burst && this.inFlight < this.maxLimit && this.timeToSend()) return this.take(true);
+		if (burst && this.canBurst()) return this.take(true);
 		if (this.waiting.length === 0 && this.canStart()) return this.take();
-		const granted = new Promise<Slot>((resolve) => this.waiting.push(resolve));
+		const granted = new Promise<Slot>((grant) => this.waiting.push({ burst, grant }));
 		this.scheduleWake();
 		return await granted;
 	}
@@ -190,6 +191,19 @@ export class AdaptiveConcurrency {
 		return this.inFlight < this.limit && this.timeToSend() && this.roundOpen();
 	}
 
+	private canBurst(): boolean {
+		return this.inFlight < this.maxLimit && this.timeToSend();
+	}
+
+	/**
+	 * Whether the first waiting request may go. A burst one that had to wait (behind the
+	 * opening request, or the rate pacing) is still a burst when it goes.
+	 */
+	private headCanStart(): boolean {
+		const head = this.waiting[0];
+		return head !== undefined && (head.burst ? this.canBurst() : this.canStart());
+	}
+
 	/**
 	 * In the slow start, until a round at Maximum Concurrency is answered, requests go in rounds;
 	 * once the service has told how many it admits, the rate pacing keeps to that, and the
@@ -239,7 +253,10 @@ export class AdaptiveConcurrency {
 	}
 
 	private dispatch(): void {
-		while (this.waiting.length > 0 && this.canStart()) this.waiting.shift()!(this.take());
+		while (this.headCanStart()) {
+			const { burst, grant } = this.waiting.shift()!;
+			grant(this.take(burst));
+		}
 		this.scheduleWake();
 	}
 
@@ -255,7 +272,7 @@ export class AdaptiveConcurrency {
 		if (at <= now) {
 			// The wait ended after canStart() read the clock: nothing else may come to send, a
 			// request in flight does (its release) when none can start yet.
-			if (this.canStart()) this.dispatch();
+			if (this.headCanStart()) this.dispatch();
 			return;
 		}
 		if (at >= this.wakeAt) return;

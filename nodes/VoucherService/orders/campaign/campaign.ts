@@ -24,7 +24,12 @@ import { campaignOrderReference, discoverCampaignOrders } from './discovery';
 import { narrationHint } from './narrationHint';
 import { planNewOrders } from './newOrders';
 import type { NewOrder } from './newOrders';
-import { blockJob, planPagedCampaign, repeatedRowIds } from './pagedCampaign';
+import {
+	blockJob,
+	planPagedCampaign,
+	refuseWholeSheetOrders,
+	repeatedRowIds,
+} from './pagedCampaign';
 import type { PagedPlan } from './pagedCampaign';
 import { reconcile, recipientsOf } from './reconciliation';
 import type { RowDecision } from './reconciliation';
@@ -101,24 +106,25 @@ function newOrderJob(
 	};
 }
 
+/** What the run-wide checks said: the wallet's answer, and the rows they refused. */
+interface RunSpending {
+	wallet?: WalletCheck;
+	refused?: ItemOutcome[];
+}
+
 /**
  * The run-wide checks on a campaign's new orders, all of them together after reconciliation:
  * Maximum Total per Run, then Check Wallet Balance First. A run that fails either buys
- * nothing: its new rows are settled as errors, and `refused` says so. A dry run is told
- * the wallet's answer in its hint instead of being refused by it.
+ * nothing: every new row is `refused`. A dry run is told the wallet's answer in its hint
+ * instead of being refused by it.
  */
 async function checkRunSpending(
 	client: VoucherApiClient,
-	plan: ItemPlan,
 	newOrders: NewOrder[],
 	settings: CampaignSettings,
-): Promise<{ wallet?: WalletCheck; refused?: true }> {
+): Promise<RunSpending> {
 	const { node } = client;
 	const rows = newOrders.flatMap((newOrder) => newOrder.rows);
-	const refuseAll = (outcomes: ItemOutcome[]) => {
-		plan.settled.push(...outcomes);
-		return { refused: true as const };
-	};
 	const totalKobo = ordersTotalKobo(newOrders.map(({ order }) => order.request));
 	const overRun = runLimitProblem(totalKobo, settings.runLimitKobo);
 	if (overRun) {
@@ -126,20 +132,48 @@ async function checkRunSpending(
 			`not bought: ${overRun}`,
 			`${RUN_LIMIT_ADVICE} The limit applies to all new orders of the run together, so nothing of it was bought.`,
 		];
-		return refuseAll(rows.map((row) => rowFailure(node, row, why)));
+		return { refused: rows.map((row) => rowFailure(node, row, why)) };
 	}
 	if (!settings.checkWallet || rows.length === 0) return {};
 	let wallet: WalletCheck;
 	try {
 		wallet = await checkWallet(client, totalKobo, rows[0].itemIndex);
 	} catch (error) {
-		return refuseAll(rows.map((row) => ({ itemIndex: row.itemIndex, error })));
+		return { refused: rows.map((row) => ({ itemIndex: row.itemIndex, error })) };
 	}
 	if (wallet.kind === 'short' && !settings.dryRun) {
 		const itemIndexes = rows.map((row) => row.itemIndex);
-		return { wallet, ...refuseAll(walletRefusals(node, wallet, itemIndexes)) };
+		return { wallet, refused: walletRefusals(node, wallet, itemIndexes) };
 	}
 	return { wallet };
+}
+
+const newOrdersOf = (planned: CampaignPlan[]) =>
+	planned.flatMap((campaign) => [
+		...campaign.orders,
+		...campaign.blocks.flatMap((block) => block.newOrders),
+	]);
+
+/**
+ * The run-wide checks, with the whole-sheet check of each paged campaign that would buy read
+ * at the same time: one round trip, not two, on every page. A campaign it refuses buys
+ * nothing, and the run's checks are made again for what is left.
+ */
+async function checkRun(
+	client: VoucherApiClient,
+	planned: CampaignPlan[],
+	settings: CampaignSettings,
+): Promise<{ spending: RunSpending; refused: ItemOutcome[] }> {
+	const [guards, spending] = await Promise.all([
+		Promise.all(planned.map((campaign) => refuseWholeSheetOrders(client, campaign))),
+		checkRunSpending(client, newOrdersOf(planned), settings),
+	]);
+	const refused = guards.flat();
+	if (refused.length === 0) return { spending, refused };
+	planned.forEach((campaign, index) => {
+		if (guards[index].length > 0) campaign.blocks = [];
+	});
+	return { spending: await checkRunSpending(client, newOrdersOf(planned), settings), refused };
 }
 
 /** One campaign's plan before the run-wide checks; a whole sheet's new orders are each a job. */
@@ -234,12 +268,9 @@ export async function planCampaign(
 		plan.settled.push(...campaign.settled);
 		tally.held += campaign.held;
 	}
-	const newOrders = planned.flatMap((campaign) => [
-		...campaign.orders,
-		...campaign.blocks.flatMap((block) => block.newOrders),
-	]);
-
-	const spending = await checkRunSpending(client, plan, newOrders, settings);
+	const { spending, refused } = await checkRun(client, planned, settings);
+	plan.settled.push(...refused, ...(spending.refused ?? []));
+	const newOrders = newOrdersOf(planned);
 	const { wallet } = spending;
 	const walletHint = wallet?.kind === 'unchecked' ? uncheckedWalletHint(wallet.why) : undefined;
 	const narration = narrationHint(

@@ -66,7 +66,12 @@ async function settledOrder(
 	return waited.order;
 }
 
-/** A block's orders, in number order, up to the first missing one or until every row is held. */
+/**
+ * A block's orders, in number order, up to the first missing one or until every row is held.
+ * A page's blocks are read at once, beside the pacing's ramp (a burst, as a whole sheet's
+ * discovery): a page is one execution, and ramping its look-ups up from the pacing's start
+ * cost every page of a campaign three round trips.
+ */
 async function pageBlockOrders(
 	client: VoucherApiClient,
 	base: string,
@@ -76,7 +81,7 @@ async function pageBlockOrders(
 ): Promise<CampaignOrder[]> {
 	const orders: CampaignOrder[] = [];
 	const { itemIndex } = rows[0];
-	for await (const { number, order } of blockOrders(client, base, block, itemIndex)) {
+	for await (const { number, order } of blockOrders(client, base, block, itemIndex, true)) {
 		orders.push({ number, order: await settledOrder(client, order, deadline, itemIndex) });
 		if (reconcile(rows, orders).every((decision) => decision.kind === 'held')) break;
 	}
@@ -118,15 +123,24 @@ export function repeatedRowIds(node: INode, rows: CampaignRow[]): ItemOutcome[] 
 
 /**
  * Whole-sheet orders `<base>-1`, … and paged ones under one base cannot see each other, so a
- * row of one could be bought again by the other. Checked once a page has something to buy.
+ * row of one could be bought again by the other. Read once a page has something to buy, beside
+ * the run's wallet check (campaign.ts): the refusal of the rows to buy, or none.
  */
-async function refuseWholeSheetOrders(
+export async function refuseWholeSheetOrders(
 	client: VoucherApiClient,
-	base: string,
-	rows: CampaignRow[],
+	plan: PagedPlan,
 ): Promise<ItemOutcome[]> {
+	const rows = plan.blocks.flatMap(({ newOrders }) => newOrders.flatMap((order) => order.rows));
+	if (rows.length === 0) return [];
+	const base = rows[0].base;
 	const first = campaignOrderReference(base, 1);
-	if (!(await findOrder(client, first, rows[0].itemIndex))) return [];
+	let found: boolean;
+	try {
+		found = (await findOrder(client, first, rows[0].itemIndex)) !== undefined;
+	} catch (error) {
+		return rows.map((row) => ({ itemIndex: row.itemIndex, error }));
+	}
+	if (!found) return [];
 	const why: [string, string] = [
 		`campaign "${base}" has orders made without Row ID (${first}, …), so nothing was bought for it`,
 		'A campaign fed by Row ID does not read those orders, and could buy their recipients again. Use a new base reference for a campaign with Row ID, or clear Row ID Column to run this one as a whole sheet.',
@@ -178,13 +192,6 @@ export async function planPagedCampaign(
 			plan.blocks.push({ base, block, rows: blockRows, orders, newOrders: planned.orders });
 		}
 	});
-	if (plan.blocks.length === 0) return plan;
-	const toBuy = plan.blocks.flatMap(({ newOrders }) => newOrders.flatMap((order) => order.rows));
-	const refused = await refuseWholeSheetOrders(client, base, toBuy);
-	if (refused.length > 0) {
-		plan.settled.push(...refused);
-		plan.blocks = [];
-	}
 	return plan;
 }
 

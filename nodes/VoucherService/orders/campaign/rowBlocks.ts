@@ -21,15 +21,18 @@ export const blockOrderReference = (base: string, block: string, number: number)
 /**
  * A block's orders in number order, read one after the other until the first `04`: a block's
  * orders have no gap (pagedCampaign.ts says why). A reader that has seen enough stops early.
+ * `burst`: the reader reads a bounded window of blocks at once (see findOrder).
  */
 export async function* blockOrders(
 	client: VoucherApiClient,
 	base: string,
 	block: string,
 	itemIndex: number,
+	burst = false,
 ): AsyncGenerator<CampaignOrder> {
 	for (let number = 1; ; number++) {
-		const order = await findOrder(client, blockOrderReference(base, block, number), itemIndex);
+		const reference = blockOrderReference(base, block, number);
+		const order = await findOrder(client, reference, itemIndex, burst);
 		if (!order) return;
 		yield { number, order };
 	}

@@ -59,7 +59,9 @@ describe('adaptive concurrency', () => {
 		pacer.release(granted[0], { overloaded: false });
 		await Promise.resolve();
 		await Promise.resolve();
-		expect(granted).toHaveLength(1 + 2 * START_LIMIT); // then a round of two
+		// Then a round of two, and the burst requests that waited behind the opening one, at once.
+		expect(granted).toHaveLength(1 + 2 * START_LIMIT + 2);
+		expect(granted.slice(-2).map((slot) => slot.round)).toEqual([undefined, undefined]);
 	});
 
 	it('doubles per round of fast, clean answers after the opening request', async () => {

@@ -3,10 +3,13 @@
  * reordered, two runs at once, a failed order mid-way. Judged from the sandbox's books: each
  * row's person holds exactly its vouchers, and no order was paid twice.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 
-import { byId, campaignSandboxForThisFile, pages, table } from '../../campaignRuns.mts';
+import { byId, campaignSandboxForThisFile, pages, table, WALLETS } from '../../campaignRuns.mts';
 import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
 
 const { sandbox, runCampaign, campaignOrders, expectEveryRowHeldOnce, expectOneDebitPerOrder } =
@@ -167,6 +170,93 @@ describe('a campaign fed in pages by Row ID', () => {
 		expect(campaignOrders(base).map((order) => order.reference)).toEqual([
 			`${base}-b90071992547409-1`,
 		]);
+	});
+});
+
+/** Each request's path and when it was sent and answered, while `run` runs. */
+async function timeline(run: () => Promise<unknown>) {
+	const spans: Array<{ method: string; path: string; sent: number; answered?: number }> = [];
+	const open = new Map<IncomingMessage, (typeof spans)[number]>();
+	const started = (message: unknown) => {
+		const { request } = message as { request: IncomingMessage };
+		const span = {
+			method: request.method!,
+			path: decodeURIComponent(request.url!),
+			sent: performance.now(),
+		};
+		spans.push(span);
+		open.set(request, span);
+	};
+	const finished = (message: unknown) => {
+		const span = open.get((message as { request: IncomingMessage }).request);
+		if (span) span.answered = performance.now();
+	};
+	subscribe('http.server.request.start', started);
+	subscribe('http.server.response.finish', finished);
+	try {
+		await run();
+	} finally {
+		unsubscribe('http.server.request.start', started);
+		unsubscribe('http.server.response.finish', finished);
+	}
+	return spans;
+}
+
+describe('what a page costs in round trips', () => {
+	it("a page's blocks are read at once, and the whole-sheet check beside the wallet's", async () => {
+		const base = uniqueReference('rounds');
+		sandbox.configure({ latencyMs: 100 });
+		let run: Awaited<ReturnType<typeof runCampaign>> | undefined;
+		try {
+			const spans = await timeline(
+				async () => (run = await runCampaign(base, table(1000, 0), {}, byId)),
+			);
+			expect(run?.error).toBeUndefined();
+			const firstOrders = spans.filter((s) => /-b\d+-1$/.test(s.path) && s.method === 'GET');
+			expect(firstOrders).toHaveLength(10);
+			// The execution's opening request goes alone; its answer sends the other nine at once:
+			// two round trips, not the pacing's 1, 2, 4, 3.
+			const [opening, ...rest] = firstOrders.sort((a, b) => a.sent - b.sent);
+			const nextAnswer = Math.min(...rest.map((s) => s.answered!));
+			expect(rest.every((s) => s.sent >= opening.answered! && s.sent < nextAnswer)).toBe(true);
+			const guard = spans.find((s) => s.path.endsWith(`/${base}-1`))!;
+			const wallet = spans.find((s) => s.path === WALLETS)!;
+			expect(guard.sent).toBeLessThan(wallet.answered!);
+			expect(wallet.sent).toBeLessThan(guard.answered!);
+		} finally {
+			sandbox.configure({ latencyMs: 0 });
+		}
+		expect(run!.posts).toBe(10);
+		expectEveryRowHeldOnce(base, table(1000, 0));
+	});
+
+	it('a base refused for its whole-sheet orders leaves the wallet to the other campaigns of the run', async () => {
+		const mixed = uniqueReference('mixed-wallet');
+		const clean = uniqueReference('clean-wallet');
+		// 6,000 NGN: 4,000 left after the whole sheet, enough for the clean campaign's 3,000 NGN,
+		// not for both (23,000 NGN).
+		sandbox.configure({ initialBalanceNgn: 6000 });
+		sandbox.reset();
+		try {
+			await runCampaign(mixed, table(2));
+			const rows = [
+				...table(20).map((row) => ({ ...row, base: mixed })),
+				...table(3, 100).map((row) => ({ ...row, base: clean })),
+			];
+			const run = await runCampaign(
+				'={{ $json.base }}',
+				rows,
+				{},
+				{ ...byId, continueOnFail: true },
+			);
+			const errors = run.json.map((row) => String(row.error ?? ''));
+			expect(errors.slice(0, 20).every((e) => /orders made without Row ID/.test(e))).toBe(true);
+			expect(errors.slice(20)).toEqual(['', '', '']);
+			expectEveryRowHeldOnce(clean, table(3, 100));
+		} finally {
+			sandbox.configure({ initialBalanceNgn: 50_000_000 });
+			sandbox.reset();
+		}
 	});
 });
 
