@@ -230,7 +230,10 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			await fillRecipients(db, ROWS + 1, ROWS + 251);
 			// A typo in one row: the row fails alone, and the page's summary names it.
 			const bad = { id: String(ROWS + 251), email: 'person20251.example.com' };
-			await db.query(`UPDATE campaign_recipients SET email = $1 WHERE id = $2`, [bad.email, bad.id]);
+			await db.query(`UPDATE campaign_recipients SET email = $1 WHERE id = $2`, [
+				bad.email,
+				bad.id,
+			]);
 			const added = await db.query(
 				`SELECT (sum(amount) FILTER (WHERE id = 0))::float AS first, (sum(amount) FILTER (WHERE id BETWEEN ${ROWS + 1} AND ${ROWS + 250}))::float AS last FROM campaign_recipients`,
 			);
