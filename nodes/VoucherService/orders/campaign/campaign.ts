@@ -18,7 +18,7 @@ import { placeOrder } from '../core/placeOrder';
 import { newRunTally, runSummaryHint } from '../core/runSummary';
 import type { RunTally } from '../core/runSummary';
 import { RUN_LIMIT_ADVICE, runLimitProblem } from '../core/spendingGuard';
-import { checkWallet, uncheckedWalletHint, walletRefusals } from '../core/walletCheck';
+import { compareWallet, uncheckedWalletHint, walletRefusals } from '../core/walletCheck';
 import type { WalletCheck } from '../core/walletCheck';
 import { campaignOrderReference, discoverCampaignOrders } from './discovery';
 import { narrationHint } from './narrationHint';
@@ -32,6 +32,8 @@ import {
 } from './pagedCampaign';
 import type { PagedPlan } from './pagedCampaign';
 import { reconcile, recipientsOf } from './reconciliation';
+import { runReads } from './runReads';
+import type { RunReads } from './runReads';
 import type { RowDecision } from './reconciliation';
 import {
 	boughtRows,
@@ -107,7 +109,7 @@ function newOrderJob(
 }
 
 /** What the run-wide checks said: the wallet's answer, and the rows they refused. */
-interface RunSpending {
+interface SpendingCheck {
 	wallet?: WalletCheck;
 	refused?: ItemOutcome[];
 }
@@ -122,7 +124,8 @@ async function checkRunSpending(
 	client: VoucherApiClient,
 	newOrders: NewOrder[],
 	settings: CampaignSettings,
-): Promise<RunSpending> {
+	reads: RunReads,
+): Promise<SpendingCheck> {
 	const { node } = client;
 	const rows = newOrders.flatMap((newOrder) => newOrder.rows);
 	const totalKobo = ordersTotalKobo(newOrders.map(({ order }) => order.request));
@@ -137,7 +140,7 @@ async function checkRunSpending(
 	if (!settings.checkWallet || rows.length === 0) return {};
 	let wallet: WalletCheck;
 	try {
-		wallet = await checkWallet(client, totalKobo, rows[0].itemIndex);
+		wallet = compareWallet(await reads.wallet(rows[0].itemIndex), totalKobo);
 	} catch (error) {
 		return { refused: rows.map((row) => ({ itemIndex: row.itemIndex, error })) };
 	}
@@ -156,24 +159,28 @@ const newOrdersOf = (planned: CampaignPlan[]) =>
 
 /**
  * The run-wide checks, with the whole-sheet check of each paged campaign that would buy read
- * at the same time: one round trip, not two, on every page. A campaign it refuses buys
- * nothing, and the run's checks are made again for what is left.
+ * at the same time, when not read already (runReads.ts). A campaign it refuses buys nothing,
+ * and the run's checks are made again for what is left, with the wallet read once.
  */
 async function checkRun(
 	client: VoucherApiClient,
 	planned: CampaignPlan[],
 	settings: CampaignSettings,
-): Promise<{ spending: RunSpending; refused: ItemOutcome[] }> {
+	reads: RunReads,
+): Promise<{ spending: SpendingCheck; refused: ItemOutcome[] }> {
 	const [guards, spending] = await Promise.all([
-		Promise.all(planned.map((campaign) => refuseWholeSheetOrders(client, campaign))),
-		checkRunSpending(client, newOrdersOf(planned), settings),
+		Promise.all(planned.map((campaign) => refuseWholeSheetOrders(client, campaign, reads))),
+		checkRunSpending(client, newOrdersOf(planned), settings, reads),
 	]);
 	const refused = guards.flat();
 	if (refused.length === 0) return { spending, refused };
 	planned.forEach((campaign, index) => {
 		if (guards[index].length > 0) campaign.blocks = [];
 	});
-	return { spending: await checkRunSpending(client, newOrdersOf(planned), settings), refused };
+	return {
+		spending: await checkRunSpending(client, newOrdersOf(planned), settings, reads),
+		refused,
+	};
 }
 
 /** One campaign's plan before the run-wide checks; a whole sheet's new orders are each a job. */
@@ -247,6 +254,7 @@ export async function planCampaign(
 
 	const settle = (decision: RowDecision) => settledOutcome(node, decision, settings.dryRun);
 	const tally = newRunTally();
+	const reads = runReads(client);
 	const planned: CampaignPlan[] = [];
 	for (const [base, all] of campaigns) {
 		const rows = all.filter((row) => !bad.has(row.itemIndex));
@@ -257,7 +265,15 @@ export async function planCampaign(
 					? await planWholeSheet(client, base, rows, settings, run.concurrency, settle)
 					: {
 							orders: [],
-							...(await planPagedCampaign(client, base, rows, settings, run.concurrency, settle)),
+							...(await planPagedCampaign(
+								client,
+								base,
+								rows,
+								settings,
+								run.concurrency,
+								settle,
+								reads,
+							)),
 						},
 			);
 		} catch (error) {
@@ -268,7 +284,7 @@ export async function planCampaign(
 		plan.settled.push(...campaign.settled);
 		tally.held += campaign.held;
 	}
-	const { spending, refused } = await checkRun(client, planned, settings);
+	const { spending, refused } = await checkRun(client, planned, settings, reads);
 	plan.settled.push(...refused, ...(spending.refused ?? []));
 	const newOrders = newOrdersOf(planned);
 	const { wallet } = spending;

@@ -4,10 +4,11 @@ import type { ItemOutcome, ItemsJob } from '../../plan';
 import type { VoucherApiClient } from '../../transport/client';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import type { CampaignOrder, CampaignRow, CampaignSettings, Order, OrderResult } from '../types';
-import { findOrder, waitForTerminalStatus } from '../lookup';
+import { waitForTerminalStatus } from '../lookup';
 import { placeOrder, ReferenceExistsError } from '../core/placeOrder';
 import type { RunTally } from '../core/runSummary';
 import { campaignOrderReference } from './discovery';
+import type { RunReads } from './runReads';
 import { blockOrderReference, blockOrders, rowBlock } from './rowBlocks';
 import { planNewOrders } from './newOrders';
 import type { NewOrder } from './newOrders';
@@ -129,18 +130,19 @@ export function repeatedRowIds(node: INode, rows: CampaignRow[]): ItemOutcome[] 
 export async function refuseWholeSheetOrders(
 	client: VoucherApiClient,
 	plan: PagedPlan,
+	reads: RunReads,
 ): Promise<ItemOutcome[]> {
 	const rows = plan.blocks.flatMap(({ newOrders }) => newOrders.flatMap((order) => order.rows));
 	if (rows.length === 0) return [];
 	const base = rows[0].base;
-	const first = campaignOrderReference(base, 1);
 	let found: boolean;
 	try {
-		found = (await findOrder(client, first, rows[0].itemIndex)) !== undefined;
+		found = (await reads.wholeSheetOrder(base, rows[0].itemIndex)) !== undefined;
 	} catch (error) {
 		return rows.map((row) => ({ itemIndex: row.itemIndex, error }));
 	}
 	if (!found) return [];
+	const first = campaignOrderReference(base, 1);
 	const why: [string, string] = [
 		`campaign "${base}" has orders made without Row ID (${first}, …), so nothing was bought for it`,
 		'A campaign fed by Row ID does not read those orders, and could buy their recipients again. Use a new base reference for a campaign with Row ID, or clear Row ID Column to run this one as a whole sheet.',
@@ -158,7 +160,9 @@ export interface PagedPlan {
 
 /**
  * Reads the orders of each block of the page (up to Maximum Concurrency blocks at once),
- * matches the rows and plans the new orders of each block after its highest one.
+ * matches the rows and plans the new orders of each block after its highest one. When the
+ * first block has no order, the page will buy: the run's checks are read beside the other
+ * blocks (runReads.ts).
  */
 export async function planPagedCampaign(
 	client: VoucherApiClient,
@@ -167,13 +171,20 @@ export async function planPagedCampaign(
 	settings: CampaignSettings,
 	concurrency: number,
 	settle: (decision: RowDecision) => ItemOutcome | undefined,
+	reads: RunReads,
 ): Promise<PagedPlan> {
 	const { node } = client;
 	const deadline = Date.now() + settings.waitTimeoutMs;
 	const grouped = [...blocksOf(rows)];
 	const found = await mapWithConcurrency(grouped.length, concurrency, async (index) => {
 		const [block, blockRows] = grouped[index];
-		return await pageBlockOrders(client, base, block, blockRows, deadline);
+		const orders = await pageBlockOrders(client, base, block, blockRows, deadline);
+		if (index === 0 && orders.length === 0) {
+			const { itemIndex } = blockRows[0];
+			void reads.wholeSheetOrder(base, itemIndex, true);
+			if (settings.checkWallet) void reads.wallet(itemIndex, true);
+		}
+		return orders;
 	});
 	const plan: PagedPlan = { settled: [], held: 0, blocks: [], chunked: [] };
 	grouped.forEach(([block, blockRows], index) => {

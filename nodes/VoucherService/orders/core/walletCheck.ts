@@ -25,10 +25,11 @@ const currencyOf = (wallet: IDataObject) =>
 		.trim()
 		.toUpperCase();
 
+/** The NGN wallet's balance in kobo, or why the run cannot be checked against it. */
+export type NgnBalance = number | { unchecked: string };
+
 /** The NGN wallet's balance in kobo, or why it cannot be told from the list. */
-function ngnBalanceKobo(
-	list: IDataObject[],
-): number | { unchecked: string } | { unreadable: string } {
+function ngnBalanceKobo(list: IDataObject[]): NgnBalance | { unreadable: string } {
 	const ngn = list.filter((wallet) => currencyOf(wallet) === 'NGN');
 	if (ngn.length === 0) {
 		const others = list.map(currencyOf).filter(Boolean);
@@ -49,20 +50,23 @@ function ngnBalanceKobo(
 }
 
 /**
- * Reads the wallets once and compares the NGN balance with the run's total. An NGN balance
- * that is there but cannot be read refuses the run: going on would be a guess with money.
+ * Reads the wallets once. An NGN balance that is there but cannot be read refuses the run:
+ * going on would be a guess with money. `burst`: read beside a window of look-ups (findOrder).
  */
-export async function checkWallet(
+export async function readNgnBalance(
 	client: VoucherApiClient,
-	totalKobo: number,
 	itemIndex: number,
-): Promise<WalletCheck> {
-	const data = await client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex });
+	burst = false,
+): Promise<NgnBalance> {
+	const data = await client.request<unknown>({
+		method: 'GET',
+		path: WALLETS_PATH,
+		itemIndex,
+		burst,
+	});
 	// A list it cannot read is not "no NGN wallet": that would let the run go on unchecked.
 	const balanceKobo = ngnBalanceKobo(listData(client.node, data, 'wallet list', itemIndex));
-	if (typeof balanceKobo === 'number')
-		return { kind: balanceKobo >= totalKobo ? 'covered' : 'short', balanceKobo, totalKobo };
-	if ('unchecked' in balanceKobo) return { kind: 'unchecked', why: balanceKobo.unchecked };
+	if (typeof balanceKobo === 'number' || 'unchecked' in balanceKobo) return balanceKobo;
 	throw operationError(
 		client.node,
 		`The NGN wallet's balance ${balanceKobo.unreadable} is not a number, so nothing was bought`,
@@ -72,6 +76,22 @@ export async function checkWallet(
 				'Check Wallet Balance First could not tell whether the wallet covers this run, so it bought nothing. Turn the option off to buy without the check.',
 		},
 	);
+}
+
+/** The NGN balance compared with the run's total. */
+export function compareWallet(balanceKobo: NgnBalance, totalKobo: number): WalletCheck {
+	if (typeof balanceKobo === 'number')
+		return { kind: balanceKobo >= totalKobo ? 'covered' : 'short', balanceKobo, totalKobo };
+	return { kind: 'unchecked', why: balanceKobo.unchecked };
+}
+
+/** Reads the wallets once and compares the NGN balance with the run's total. */
+export async function checkWallet(
+	client: VoucherApiClient,
+	totalKobo: number,
+	itemIndex: number,
+): Promise<WalletCheck> {
+	return compareWallet(await readNgnBalance(client, itemIndex), totalKobo);
 }
 
 /** The hint of a run whose wallet could not be checked; the run goes on. */
