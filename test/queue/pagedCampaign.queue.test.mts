@@ -94,7 +94,9 @@ describe('queue mode: one campaign in pages over several workers at once', () =>
 
 	beforeAll(async () => {
 		rest = await ownerClient();
-		sandbox = await startSandbox({ port: 0, initialBalanceNgn: 10_000_000 });
+		// Answers slow enough that executions sent at once are all between their look-ups and
+		// their creates together: the race the test is about happens every time, not by chance.
+		sandbox = await startSandbox({ port: 0, initialBalanceNgn: 10_000_000, latencyMs: 200 });
 		const api = await sandboxApiCredential(rest, sandbox, 'Voucher Sandbox (queue pages)');
 		workflowId = (await rest.createWorkflow(pageWorkflow(base, path, api))).id;
 		await rest.activateWorkflow(workflowId);
