@@ -270,7 +270,7 @@ export class AdaptiveConcurrency {
 		const now = this.now();
 		const at = Math.min(this.rate.nextSendAt(), now + WAKE_CHECK_MS);
 		if (at <= now) {
-			// The wait ended after canStart() read the clock: nothing else may come to send, a
+			// The wait ended after headCanStart() read the clock: nothing else may come to send, a
 			// request in flight does (its release) when none can start yet.
 			if (this.headCanStart()) this.dispatch();
 			return;

@@ -32,9 +32,9 @@ import {
 } from './pagedCampaign';
 import type { PagedPlan } from './pagedCampaign';
 import { reconcile, recipientsOf } from './reconciliation';
+import type { RowDecision } from './reconciliation';
 import { runReads } from './runReads';
 import type { RunReads } from './runReads';
-import type { RowDecision } from './reconciliation';
 import {
 	boughtRows,
 	rowFailure,
