@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 
 import { recipientKey } from '../../../../../nodes/VoucherService/orders/match';
 import type { CampaignRow, Order } from '../../../../../nodes/VoucherService/orders/types';
-import { reconcile, recipientsOf } from '../../../../../nodes/VoucherService/orders/campaign/reconciliation';
+import {
+	reconcile,
+	recipientsOf,
+} from '../../../../../nodes/VoucherService/orders/campaign/reconciliation';
 
 function row(itemIndex: number, email: string): CampaignRow {
 	const recipient = { firstName: 'A', lastName: 'B', email };
@@ -43,7 +46,7 @@ describe('an order still PROCESSING that lists some vouchers', () => {
 	it('matches its listed vouchers, and blocks every other row', () => {
 		const decisions = reconcile(
 			[row(0, 'listed@example.com'), row(1, 'other@example.com')],
-			[{ number: 1, order }],
+			[{ number: 1, reference: order.reference, order }],
 		);
 		expect(decisions.map((decision) => decision.kind)).toEqual(['held', 'blocked']);
 	});
