@@ -17,7 +17,9 @@ export interface Dialect {
 	unknownOrder:
 		| 'envelope200' /* the default: 200 '04' */
 		| 'envelope404' /* 404 with the '04' envelope */
-		| 'text404';
+		| 'text404'
+		| 'problem404' /* ASP.NET Core: problem+json with a new traceId on every answer */
+		| 'spring404' /* Spring Boot: a new timestamp, the path and the Reference echoed */;
 	/** Bodies of 401, 403, 404 (voucher) and 500: the spec's text, or a JSON envelope {statusCode, message}. */
 	errorBodies: 'text' | 'envelope';
 	/** Numbers (balance, value, amount, serial, serialNumber) as JSON numbers or as decimal strings ("30000.00"). */
@@ -37,7 +39,7 @@ export interface Dialect {
 const VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
 	duplicateReference: ['envelope200', 'envelope400', 'text409', 'existingOrder200'],
 	createdOrder: ['full', 'noReference'],
-	unknownOrder: ['envelope200', 'envelope404', 'text404'],
+	unknownOrder: ['envelope200', 'envelope404', 'text404', 'problem404', 'spring404'],
 	errorBodies: ['text', 'envelope'],
 	numbers: ['number', 'string'],
 	statusCase: ['upper', 'lower'],
@@ -156,7 +158,10 @@ function transform(value: unknown, dialect: Dialect, key: string | null, root: b
 		const object = value as Json;
 		const out: Json = {};
 		for (const [k, v] of Object.entries(object)) out[k] = transform(v, dialect, k, false);
-		return dialect.extraFields ? { ...out, ...extrasFor(object, root) } : out;
+		if (!dialect.extraFields) return out;
+		// An answer's own field (a problem's traceId, say) is never overwritten by an extra.
+		const extras = Object.entries(extrasFor(object, root)).filter(([k]) => !(k in out));
+		return { ...out, ...Object.fromEntries(extras) };
 	}
 	if (key === null) return value;
 	if (dialect.numbers === 'string' && typeof value === 'number' && NUMBER_KEYS.has(key))

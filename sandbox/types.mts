@@ -170,6 +170,8 @@ export interface SandboxOptions {
 	echoAuthorization?: 'text' | 'envelope' | null;
 	/** Text in a raw path on which a gateway in front answers 404 with its own HTML page, unseen by the service (as Apache does to `%2F`, IIS to `%25`). */
 	gatewayNotFound?: string[];
+	/** That gateway's 404: an HTML page (the default) or JSON, as Kong's `{"message":"no Route matched with those values"}`. */
+	gatewayNotFoundBody?: 'html' | 'json';
 	webhooks?: WebhookTarget[];
 	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */
 	dialect?: Partial<Dialect>;
