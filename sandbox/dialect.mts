@@ -76,6 +76,8 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 	createdWithoutReference: { createdOrder: 'noReference' },
 	unknownOrder404Envelope: { unknownOrder: 'envelope404' },
 	unknownOrder404Text: { unknownOrder: 'text404' },
+	unknownOrder404Problem: { unknownOrder: 'problem404' },
+	unknownOrder404Spring: { unknownOrder: 'spring404' },
 	errorEnvelopes: { errorBodies: 'envelope' },
 	numbersAsStrings: { numbers: 'string' },
 	lowerCaseStatuses: { statusCase: 'lower' },
@@ -105,6 +107,10 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 		badTemplate: 'envelope200',
 	},
 });
+
+/** Readings of an unknown order as a 404 without the `04` envelope, which the package learns (lookup.ts). */
+export const isBare404 = (dialect: Partial<Dialect>) =>
+	['text404', 'problem404', 'spring404'].includes(dialect.unknownOrder ?? '');
 
 /** Null when the patch is a valid partial dialect, else what is wrong with it. */
 export function dialectProblem(patch: unknown): string | null {
