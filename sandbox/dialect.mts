@@ -17,7 +17,9 @@ export interface Dialect {
 	unknownOrder:
 		| 'envelope200' /* the default: 200 '04' */
 		| 'envelope404' /* 404 with the '04' envelope */
-		| 'text404';
+		| 'text404'
+		| 'problem404' /* ASP.NET Core: problem+json with a new traceId on every answer */
+		| 'spring404' /* Spring Boot: a new timestamp, the path and the Reference echoed */;
 	/** Bodies of 401, 403, 404 (voucher) and 500: the spec's text, or a JSON envelope {statusCode, message}. */
 	errorBodies: 'text' | 'envelope';
 	/** Numbers (balance, value, amount, serial, serialNumber) as JSON numbers or as decimal strings ("30000.00"). */
@@ -37,7 +39,7 @@ export interface Dialect {
 const VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
 	duplicateReference: ['envelope200', 'envelope400', 'text409', 'existingOrder200'],
 	createdOrder: ['full', 'noReference'],
-	unknownOrder: ['envelope200', 'envelope404', 'text404'],
+	unknownOrder: ['envelope200', 'envelope404', 'text404', 'problem404', 'spring404'],
 	errorBodies: ['text', 'envelope'],
 	numbers: ['number', 'string'],
 	statusCase: ['upper', 'lower'],
@@ -74,6 +76,8 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 	createdWithoutReference: { createdOrder: 'noReference' },
 	unknownOrder404Envelope: { unknownOrder: 'envelope404' },
 	unknownOrder404Text: { unknownOrder: 'text404' },
+	unknownOrder404Problem: { unknownOrder: 'problem404' },
+	unknownOrder404Spring: { unknownOrder: 'spring404' },
 	errorEnvelopes: { errorBodies: 'envelope' },
 	numbersAsStrings: { numbers: 'string' },
 	lowerCaseStatuses: { statusCase: 'lower' },
@@ -103,6 +107,10 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 		badTemplate: 'envelope200',
 	},
 });
+
+/** Readings of an unknown order as a 404 without the `04` envelope, which the package learns (lookup.ts). */
+export const isBare404 = (dialect: Partial<Dialect>) =>
+	['text404', 'problem404', 'spring404'].includes(dialect.unknownOrder ?? '');
 
 /** Null when the patch is a valid partial dialect, else what is wrong with it. */
 export function dialectProblem(patch: unknown): string | null {
@@ -156,7 +164,10 @@ function transform(value: unknown, dialect: Dialect, key: string | null, root: b
 		const object = value as Json;
 		const out: Json = {};
 		for (const [k, v] of Object.entries(object)) out[k] = transform(v, dialect, k, false);
-		return dialect.extraFields ? { ...out, ...extrasFor(object, root) } : out;
+		if (!dialect.extraFields) return out;
+		// An answer's own field (a problem's traceId, say) is never overwritten by an extra.
+		const extras = Object.entries(extrasFor(object, root)).filter(([k]) => !(k in out));
+		return { ...out, ...Object.fromEntries(extras) };
 	}
 	if (key === null) return value;
 	if (dialect.numbers === 'string' && typeof value === 'number' && NUMBER_KEYS.has(key))

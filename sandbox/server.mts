@@ -40,12 +40,15 @@ const INTERNAL_ERROR: Reply = text(500, 'Internal Server Error');
 const PHANTOM_PATH = /^\/v2\/orders\/(?!templates$)[^/]+$/;
 const PHANTOM_ORDER = { orderNumber: 'SBX-PHANTOM', status: 'FAILED', vouchers: null };
 
-const GATEWAY_NOT_FOUND: Reply = {
-	...text(
-		404,
-		'<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>',
-	),
-	headers: { 'content-type': 'text/html' },
+const GATEWAY_NOT_FOUND: Record<'html' | 'json', Reply> = {
+	html: {
+		...text(
+			404,
+			'<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>',
+		),
+		headers: { 'content-type': 'text/html' },
+	},
+	json: json(404, { message: 'no Route matched with those values' }),
 };
 
 /** The dialect's rate limit: tight enough that a run's first burst is refused, with nothing to learn from but timing. */
@@ -262,7 +265,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			return send(res, routeAdmin(sandbox, req.method ?? 'GET', path, value));
 		}
 		if (opts.gatewayNotFound.some((text) => path.includes(text)))
-			return send(res, GATEWAY_NOT_FOUND);
+			return send(res, GATEWAY_NOT_FOUND[opts.gatewayNotFoundBody]);
 		if (path === '/v2' || path.startsWith('/v2/')) return handleApi(req, res, path);
 		send(res, text(404, 'Not Found'));
 	}

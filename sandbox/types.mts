@@ -175,6 +175,8 @@ export interface SandboxOptions {
 	gatewayNotFound?: string[];
 	/** Get Order answers every Reference with a FAILED order that names none, as a broken service or a misrouting gateway might. */
 	phantomOrders?: boolean;
+	/** That gateway's 404: an HTML page (the default) or JSON, as Kong's `{"message":"no Route matched with those values"}`. */
+	gatewayNotFoundBody?: 'html' | 'json';
 	webhooks?: WebhookTarget[];
 	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */
 	dialect?: Partial<Dialect>;

@@ -100,6 +100,52 @@ describe('dialect: an unknown order', () => {
 		expect(res.status).toBe(404);
 		expect(res.text).toBe('Order not found');
 	});
+
+	it('problem404: ASP.NET Core problem+json, a new traceId on every answer', async () => {
+		sbx.configure({ dialect: { unknownOrder: 'problem404' } });
+		const [a, b] = [
+			await call(sbx, 'GET', '/v2/orders/nope'),
+			await call(sbx, 'GET', '/v2/orders/nope'),
+		];
+		for (const res of [a, b]) {
+			expect(res.status).toBe(404);
+			expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+			expect(res.body).toEqual({
+				type: 'https://tools.ietf.org/html/rfc9110#section-15.5.5',
+				title: 'Not Found',
+				status: 404,
+				traceId: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/),
+			});
+		}
+		expect(a.body.traceId).not.toBe(b.body.traceId);
+	});
+
+	it('spring404: Spring Boot, the time of the answer, the path as sent and the Reference', async () => {
+		sbx.configure({ dialect: { unknownOrder: 'spring404' } });
+		const before = Date.now();
+		const res = await call(sbx, 'GET', '/v2/orders/50%25%20off');
+		expect(res.status).toBe(404);
+		expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+		expect(res.body).toEqual({
+			timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/),
+			status: 404,
+			error: 'Not Found',
+			message: 'Order 50% off not found',
+			path: '/v2/orders/50%25%20off',
+		});
+		expect(Date.parse(res.body.timestamp)).toBeGreaterThanOrEqual(before - 1);
+	});
+
+	it("extra fields never overwrite an answer's own: the traceId stays per answer", async () => {
+		sbx.configure({ dialect: { unknownOrder: 'problem404', extraFields: true } });
+		const [a, b] = [
+			await call(sbx, 'GET', '/v2/orders/nope'),
+			await call(sbx, 'GET', '/v2/orders/nope'),
+		];
+		expect(a.body).toMatchObject({ title: 'Not Found', timestamp: expect.any(String) });
+		expect(a.body.traceId).toMatch(/^00-/);
+		expect(a.body.traceId).not.toBe(b.body.traceId);
+	});
 });
 
 describe('dialect: error bodies', () => {

@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { AdaptiveConcurrency } from './adaptiveConcurrency';
+import { answerIdentity } from './answerIdentity';
 import { asNodeError, VoucherApiError } from './errors';
 import { readRateHints } from './ratePacing';
 import {
@@ -260,8 +261,8 @@ export class VoucherApiClient {
 		}
 		const accepted = envelope && call.acceptCodes?.includes(envelope.statusCode);
 		// A 404 is "not found" whatever its body (text, or an envelope with the service's own
-		// code), unless the caller reads that code itself (`04` on Get Order). Its body is kept:
-		// the order look-up tells the order route's 404 from a gateway's by it.
+		// code), unless the caller reads that code itself (`04` on Get Order). What identifies
+		// it is kept: the order look-up tells the order route's 404 from a gateway's by it.
 		if (http === 404 && !accepted) {
 			const body =
 				typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
@@ -269,6 +270,7 @@ export class VoucherApiClient {
 				kind: 'notFound',
 				httpCode: 404,
 				serviceMessage: this.serviceText(body),
+				answerIdentity: answerIdentity(response, call.path, (text) => this.withoutKeys(text)),
 				message: call.notFoundMessage ?? 'The voucher service answered: not found (HTTP 404)',
 			});
 		}
