@@ -34,6 +34,11 @@ export interface Dialect {
 	badTemplate: 'envelope200' | 'envelope400';
 	/** A rate limit on /v2: none (the default), or a fixed window answering 429 with no hints. */
 	rateLimit: 'none' | 'fixedWindowNoHints';
+	/**
+	 * Serials of the vouchers issued while it holds: below 2^53 (the default), or past it, which
+	 * a JSON number written as it is cannot carry into a double without losing digits.
+	 */
+	serials: 'safe' | 'long';
 }
 
 const VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
@@ -47,6 +52,7 @@ const VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
 	templateIds: ['numeric', 'opaque'],
 	badTemplate: ['envelope200', 'envelope400'],
 	rateLimit: ['none', 'fixedWindowNoHints'],
+	serials: ['safe', 'long'],
 };
 
 /** The sandbox's own reading: what it answered before dialects existed. */
@@ -61,6 +67,7 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	templateIds: 'numeric',
 	badTemplate: 'envelope400',
 	rateLimit: 'none',
+	serials: 'safe',
 });
 
 /**
@@ -85,6 +92,7 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 	opaqueTemplateIds: { templateIds: 'opaque' },
 	badTemplate200: { badTemplate: 'envelope200' },
 	rateLimitFixedWindow: { rateLimit: 'fixedWindowNoHints' },
+	longSerials: { serials: 'long' },
 	everythingDifferent: {
 		duplicateReference: 'text409',
 		createdOrder: 'noReference',
@@ -95,6 +103,7 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 		extraFields: true,
 		templateIds: 'opaque',
 		badTemplate: 'envelope200',
+		serials: 'long',
 	},
 	everythingReadable: {
 		duplicateReference: 'existingOrder200',
@@ -105,6 +114,7 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 		statusCase: 'lower',
 		extraFields: true,
 		badTemplate: 'envelope200',
+		serials: 'long',
 	},
 });
 
@@ -170,6 +180,9 @@ function transform(value: unknown, dialect: Dialect, key: string | null, root: b
 		return { ...out, ...Object.fromEntries(extras) };
 	}
 	if (key === null) return value;
+	// A long serial is a bigint (see Serial): as text it is its digits, like any serial.
+	if (dialect.numbers === 'string' && typeof value === 'bigint' && SERIAL_KEYS.has(key))
+		return String(value);
 	if (dialect.numbers === 'string' && typeof value === 'number' && NUMBER_KEYS.has(key))
 		return SERIAL_KEYS.has(key) ? String(value) : value.toFixed(2);
 	if (dialect.statusCase === 'lower' && key === 'status' && typeof value === 'string')

@@ -16,7 +16,13 @@ import { createIssuer, maskCode, orderEventData, settleOrder } from './orders.mt
 import { errorReply, routeApi } from './routes.mts';
 import { inDialect } from './dialect.mts';
 import { createScheduler } from './timers.mts';
-import type { RequestLogEntry, SandboxOptions, SandboxOrder, SandboxState } from './types.mts';
+import type {
+	RequestLogEntry,
+	SandboxOptions,
+	SandboxOrder,
+	SandboxState,
+	Serial,
+} from './types.mts';
 import { createWebhooks } from './webhooks.mts';
 
 export type * from './types.mts';
@@ -31,7 +37,7 @@ export interface Sandbox {
 	state: SandboxState;
 	configure(patch: Partial<SandboxOptions>): void;
 	reset(): void;
-	emitVoucherUpdate(serial: number, newBalance: number): void;
+	emitVoucherUpdate(serial: Serial, newBalance: number): void;
 	close(): Promise<void>;
 }
 
@@ -95,7 +101,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		deliveries: [],
 		vouchers: new Map(),
 	};
-	const issuer = createIssuer();
+	const issuer = createIssuer(() => opts.dialect);
 	const scheduler = createScheduler();
 	const log = (line: string) => opts.log(line);
 	const webhooks = createWebhooks({
@@ -150,7 +156,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		});
 	}
 
-	function emitVoucherUpdate(serial: number, newBalance: number): void {
+	function emitVoucherUpdate(serial: Serial, newBalance: number): void {
 		const voucher = [...state.vouchers.values()].find((v) => v.serial === serial);
 		if (!voucher) throw new Error(`No voucher with serial ${serial}`);
 		voucher.balance = newBalance;

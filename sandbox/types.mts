@@ -13,10 +13,16 @@ export interface Recipient {
 	email: string;
 }
 
+/**
+ * A serial, exact: a number while it is a safe integer, a bigint past 2^53 (the `long` serials
+ * of the dialect), which answers write as a bare JSON number (http.mts, writeJson).
+ */
+export type Serial = number | bigint;
+
 /** A voucher as the sandbox holds it; API and webhook views hide fields from this. */
 export interface SandboxVoucher {
 	value: number;
-	serial: number;
+	serial: Serial;
 	code: string;
 	pin: string;
 	expiryDate: string;
@@ -192,7 +198,7 @@ export interface SandboxOptions {
 /** Every code the status endpoint knows: seeded vouchers and vouchers issued by orders. */
 interface IssuedVoucher {
 	code: string;
-	serial: number;
+	serial: Serial;
 	value: number;
 	balance: number;
 	expiryDate: string;

@@ -9,7 +9,8 @@ import {
 	opaqueTemplateId,
 	resolveDialect,
 } from '../../sandbox/dialect.mts';
-import { call, download, recipients } from './sandboxClient.mts';
+import { until } from '../../real-n8n/fixtures.mts';
+import { call, download, postDownload, recipients, startReceiver } from './sandboxClient.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -201,6 +202,33 @@ describe('dialect: shapes of the data', () => {
 		expect(status.body.data.value).toBe('5000.00');
 	});
 
+	it('long serials: past 2^53, kept exactly, written as bare JSON numbers', async () => {
+		sbx.configure({ dialect: { serials: 'long' } });
+		const created = await call(sbx, 'POST', '/v2/orders', download({ quantity: 2 }));
+		const order = orders()[0];
+		// The sandbox's first long serials: no test before this one issued any.
+		expect(order.vouchers.map((voucher) => voucher.serial)).toEqual([
+			1234567890130000161n,
+			1234567890130000162n,
+		]);
+		// Bare tokens, as a service writing a long would: text keeps the digits a parse loses.
+		expect(created.text).toContain('"serial":1234567890130000161,');
+		expect(created.text).toContain('"serial":1234567890130000162,');
+		expect(created.body.data.vouchers[0].serial).toBe(created.body.data.vouchers[1].serial);
+		const read = await call(sbx, 'GET', `/v2/orders/${order.reference}`);
+		expect(read.text).toContain('"serial":1234567890130000161,');
+
+		sbx.configure({ dialect: { serials: 'long', numbers: 'string' } });
+		await call(sbx, 'POST', '/v2/orders', download({ quantity: 1 }));
+		expect(orders()[1].vouchers[0].serial).toBe(1234567890130000163n);
+		const asText = await call(sbx, 'GET', `/v2/orders/${orders()[1].reference}`);
+		expect(asText.body.data.vouchers[0].serial).toBe('1234567890130000163');
+
+		sbx.configure({ dialect: {} });
+		await call(sbx, 'POST', '/v2/orders', download({ quantity: 1 }));
+		expect(typeof orders()[2].vouchers[0].serial).toBe('number');
+	});
+
 	it('lower-case statuses: orders, items and vouchers', async () => {
 		sbx.configure({ dialect: { statusCase: 'lower' } });
 		const created = await call(sbx, 'POST', '/v2/orders/recipients', recipients());
@@ -285,6 +313,29 @@ describe('dialect: webhook bodies', () => {
 	});
 });
 
+describe('dialect: a long serial in a webhook body', () => {
+	const setBalance = (serial: string) =>
+		call(sbx, 'POST', `/__sandbox/vouchers/${serial}/balance`, { balance: 7 });
+
+	it('is sent as a bare number, and the balance endpoint finds its voucher by every digit', async () => {
+		const r = await startReceiver();
+		try {
+			sbx.configure({ dialect: { serials: 'long' }, webhooks: [{ url: r.url, secret: 's' }] });
+			await postDownload(sbx, { quantity: 2 });
+			const [first, second] = orders()[0].vouchers.map((voucher) => String(voucher.serial));
+			expect(BigInt(second) - BigInt(first)).toBe(1n);
+			expect((await setBalance(second)).status).toBe(200);
+			await until('one delivery', () => r.hits.length === 1);
+			expect(r.hits[0].raw.toString()).toContain(`"serialNumber":${second},`);
+			const unknown = await setBalance(`${second}0`);
+			expect([unknown.status, unknown.body]).toEqual([404, { error: `unknown serial ${second}0` }]);
+		} finally {
+			sbx.configure({ webhooks: [] });
+			await r.close();
+		}
+	});
+});
+
 describe('dialect option', () => {
 	it('is merged over the defaults on every configure, not over the last dialect', async () => {
 		sbx.configure({ dialect: { unknownOrder: 'text404' } });
@@ -323,8 +374,8 @@ describe('dialect option', () => {
 
 	it('names every single deviation and two with many at once', () => {
 		expect(DIALECTS.spec).toEqual({});
-		expect(Object.keys(DIALECTS.everythingDifferent)).toHaveLength(9);
-		expect(Object.keys(DIALECTS.everythingReadable)).toHaveLength(8);
+		expect(Object.keys(DIALECTS.everythingDifferent)).toHaveLength(10);
+		expect(Object.keys(DIALECTS.everythingReadable)).toHaveLength(9);
 		for (const [name, dialect] of Object.entries(DIALECTS)) {
 			if (['spec', 'everythingDifferent', 'everythingReadable'].includes(name)) continue;
 			expect(Object.keys(dialect), name).toHaveLength(1);

@@ -8,6 +8,7 @@ import { asNodeError, isVoucherApiError, operationError } from '../transport/err
 import type { VoucherApiError } from '../transport/errors';
 import { wait } from '../transport/retry';
 import { readDecimal } from '../shared/money';
+import { readSerial } from '../../serviceProtocol/numbers';
 import { ORDER_NOT_FOUND_CODE, orderPath, WALLETS_PATH } from '../../serviceProtocol/api';
 import { inSpecCase, isTerminal } from '../../serviceProtocol/orderStatus';
 import type { Order, OrderResult } from './types';
@@ -36,8 +37,7 @@ function readVoucher(voucher: unknown, index: number): IDataObject | string {
 	const naira = value === undefined || value === null ? value : readDecimal(value);
 	if (naira === undefined && value !== undefined)
 		return `voucher ${index + 1}'s value ${JSON.stringify(value)} is not a number`;
-	const digits = typeof serial === 'string' && /^\d+$/.test(serial) ? Number(serial) : undefined;
-	const exactSerial = digits !== undefined && Number.isSafeInteger(digits) ? digits : serial;
+	const exactSerial = readSerial(serial);
 	const specStatus = inSpecCase(status);
 	// Most answers already have the spec's types: those vouchers are kept, not copied.
 	if (naira === value && exactSerial === serial && specStatus === status) return sent;

@@ -23,6 +23,7 @@ import {
 import { asEnvelope, SUCCESS_CODE } from '../../serviceProtocol/api';
 import type { Envelope } from '../../serviceProtocol/api';
 import { API_CREDENTIAL } from '../../serviceProtocol/credentials';
+import { parseJson } from '../../serviceProtocol/numbers';
 
 export interface ApiCall {
 	method: IHttpRequestMethods;
@@ -181,7 +182,11 @@ export class VoucherApiClient {
 					method: call.method,
 					url: `${baseUrl}${call.path}`,
 					body: call.body,
+					// Sent as JSON, asking for JSON, as before; the answer comes back as text (n8n
+					// 1.85 to 2.41 make `encoding` axios's responseType), for readAnswerBody to
+					// read its long integers exactly.
 					json: true,
+					encoding: 'text',
 					timeout: REQUEST_TIMEOUT_MS,
 					returnFullResponse: true,
 					ignoreHttpStatusErrors: true,
@@ -193,6 +198,7 @@ export class VoucherApiClient {
 			this.observe?.({ path: call.path, headers: {}, body: undefined, ms: Date.now() - started });
 			throw this.networkError(error, call);
 		}
+		response.body = readAnswerBody(response.body);
 		const http = response.statusCode;
 		this.observe?.({
 			path: call.path,
@@ -378,6 +384,16 @@ function credentialForms(publicKey: string, secretKey: string): string[] {
 		return [upper, upper.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())];
 	});
 	return [...new Set([...plain, ...base64, ...urlEncoded])].sort((a, b) => b.length - a.length);
+}
+
+/** A body as JSON, its long integers exact (parseJson); text that is not JSON stays text. */
+function readAnswerBody(body: unknown): unknown {
+	if (typeof body !== 'string') return body;
+	try {
+		return parseJson(body);
+	} catch {
+		return body;
+	}
 }
 
 /** The head of a refusal's message; a create's names the item and the order's Reference. */
