@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { routeAdmin } from './admin.mts';
+import { createGate, isCreate } from './barrier.mts';
 import { authenticate } from './auth.mts';
 import { FORBIDDEN_KEYS, SANDBOX_KEYS, SEED_VOUCHERS, findProduct } from './catalog.mts';
 import { createFaultRoller, gatewayReply } from './faults.mts';
@@ -81,6 +82,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 					? createRateLimiter(DIALECT_RATE_LIMIT)
 					: null;
 	let rateLimiter = limiter();
+	const gate = createGate();
 	const state: SandboxState = {
 		requests: [],
 		orders: new Map(),
@@ -103,6 +105,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	// Cleared in place: callers may hold references to state's collections.
 	function reset(): void {
+		gate.refuseHeld('Sandbox createBarrier: the sandbox was reset; nothing was committed');
 		scheduler.cancelAll();
 		webhooks.forgetInFlight();
 		state.requests.length = 0;
@@ -124,6 +127,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (patch && ('host' in patch || 'port' in patch))
 			throw new OptionError('host and port cannot change at runtime');
 		opts = applyOptions(opts, patch);
+		if (patch.createBarrier !== undefined) gate.set(patch.createBarrier);
 		if (patch.faults !== undefined) rollFault = createFaultRoller(opts.faults);
 		if (
 			patch.rateLimitPerSecond !== undefined ||
@@ -193,6 +197,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		};
 
 		if (opts.latencyMs > 0) await sleep(opts.latencyMs);
+		const held = isCreate(method, path)
+			? gate.admit((body as { reference?: unknown } | undefined)?.reference)
+			: null;
+		const barrierRefusal = held && (await held);
+		if (barrierRefusal) {
+			entry.fault = 'barrier';
+			return finish(json(400, { statusCode: '05', message: barrierRefusal }));
+		}
 		if (rateLimiter) {
 			const { admitted, headers } = rateLimiter.admit();
 			limitHeaders = headers;
@@ -270,6 +282,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		reset,
 		emitVoucherUpdate,
 		async close() {
+			gate.refuseHeld('Sandbox createBarrier: the sandbox closed; nothing was committed');
 			scheduler.cancelAll();
 			await webhooks.close();
 			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -278,6 +291,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 	};
 	reset();
+	if (options.createBarrier !== undefined) gate.set(options.createBarrier);
 	const server = createServer((req, res) => {
 		handle(req, res).catch((err: unknown) => {
 			log(`internal error: ${err instanceof Error ? err.message : String(err)}`);
