@@ -12,8 +12,15 @@ import type { IDataObject } from 'n8n-workflow';
 import { byId, campaignSandboxForThisFile, pages, table, WALLETS } from '../../campaignRuns.mts';
 import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
 
-const { sandbox, runCampaign, campaignOrders, expectEveryRowHeldOnce, expectOneDebitPerOrder } =
-	await campaignSandboxForThisFile();
+const {
+	sandbox,
+	runCampaign,
+	racing,
+	createsOf,
+	campaignOrders,
+	expectEveryRowHeldOnce,
+	expectOneDebitPerOrder,
+} = await campaignSandboxForThisFile();
 
 describe('a campaign fed in pages by Row ID', () => {
 	it('pages of any cut buy each row once; a page reads only its own blocks, whatever came before', async () => {
@@ -66,13 +73,18 @@ describe('a campaign fed in pages by Row ID', () => {
 	it('two runs at once over the same rows: each row bought once, and neither run fails a row', async () => {
 		const base = uniqueReference('twice');
 		const rows = table(300, 1000);
-		const [a, b] = await Promise.all([
-			runCampaign(base, rows, {}, byId),
-			runCampaign(base, [...rows].reverse(), {}, byId),
-		]);
+		// One create at a time per run, so the barrier's two are one from each: both runs have
+		// read all three blocks before either buys, and each block's order is sent by both.
+		const [a, b] = await racing(
+			() => runCampaign(base, rows, { concurrency: 1 }, byId),
+			() => runCampaign(base, [...rows].reverse(), { concurrency: 1 }, byId),
+		);
 		expect(a.error).toBeUndefined();
 		expect(b.error).toBeUndefined();
 		for (const run of [a, b]) expect(run.json.every((row) => row.orderNumber)).toBe(true);
+		const orders = campaignOrders(base).map((order) => order.reference);
+		expect(orders.sort()).toEqual([`${base}-b10-1`, `${base}-b11-1`, `${base}-b12-1`]);
+		for (const reference of orders) expect(createsOf().get(reference), reference).toBe(2);
 		expectEveryRowHeldOnce(base, rows);
 		expectOneDebitPerOrder(base);
 	});
@@ -82,18 +94,11 @@ describe('a campaign fed in pages by Row ID', () => {
 		const rows = table(100, 0);
 		// Both runs read the block before either creates, so both create order 1; the second
 		// create is refused, and the order under it, complete and for other rows, is not this run's.
-		sandbox.configure({ latencyMs: 100 });
-		let runs;
-		try {
-			runs = await Promise.all([
-				runCampaign(base, rows.slice(0, 50), {}, byId),
-				runCampaign(base, rows.slice(50), {}, byId),
-			]);
-		} finally {
-			sandbox.configure({ latencyMs: 0 });
-		}
-		const creates = apiRequests(sandbox, 'POST').map((p) => (p.body as IDataObject).reference);
-		expect(creates.filter((reference) => reference === `${base}-b0-1`)).toHaveLength(2);
+		const runs = await racing(
+			() => runCampaign(base, rows.slice(0, 50), {}, byId),
+			() => runCampaign(base, rows.slice(50), {}, byId),
+		);
+		expect(createsOf().get(`${base}-b0-1`)).toBe(2);
 		for (const run of runs) {
 			expect(run.error?.message).toBeUndefined();
 			expect(run.json.every((row) => row.alreadyExisted === false)).toBe(true);
@@ -124,25 +129,26 @@ describe('a campaign fed in pages by Row ID', () => {
 	it('two runs at once over overlapping pages: the rows they share are bought once, none fails', async () => {
 		const base = uniqueReference('overlap');
 		const rows = table(200);
-		// Answers slow enough that both runs read every block before either creates: they race.
-		sandbox.configure({ latencyMs: 30 });
-		const runs = await Promise.all([
-			runCampaign(
-				base,
-				rows.slice(0, 150),
-				{ recipientsPerOrder: 20 },
-				{ ...byId, continueOnFail: true },
-			),
-			runCampaign(
-				base,
-				rows.slice(50),
-				{ recipientsPerOrder: 30 },
-				{ ...byId, continueOnFail: true },
-			),
-		]);
-		sandbox.configure({ latencyMs: 0 });
+		// Both runs read every block before either creates (one create at a time per run), so
+		// both send the first order of the two blocks they share: they race in each.
+		const runs = await racing(
+			() =>
+				runCampaign(
+					base,
+					rows.slice(0, 150),
+					{ recipientsPerOrder: 20, concurrency: 1 },
+					{ ...byId, continueOnFail: true },
+				),
+			() =>
+				runCampaign(
+					base,
+					rows.slice(50),
+					{ recipientsPerOrder: 30, concurrency: 1 },
+					{ ...byId, continueOnFail: true },
+				),
+		);
 		expect(runs.flatMap((run) => run.json.filter((row) => row.error))).toEqual([]);
-		expect(apiRequests(sandbox, 'POST').length).toBeGreaterThan(campaignOrders(base).length);
+		expect([createsOf().get(`${base}-b0-1`), createsOf().get(`${base}-b1-1`)]).toEqual([2, 2]);
 		expectEveryRowHeldOnce(base, rows);
 		expectOneDebitPerOrder(base);
 	});
