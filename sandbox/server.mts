@@ -83,6 +83,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 					: null;
 	let rateLimiter = limiter();
 	const gate = createGate();
+	/** Orders still PROCESSING: when each was committed, and how to cancel its settling. */
+	const processing = new Map<SandboxOrder, { committedAt: number; cancel: () => void }>();
 	const state: SandboxState = {
 		requests: [],
 		orders: new Map(),
@@ -107,6 +109,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	function reset(): void {
 		gate.refuseHeld('Sandbox createBarrier: the sandbox was reset; nothing was committed');
 		scheduler.cancelAll();
+		processing.clear();
 		webhooks.forgetInFlight();
 		state.requests.length = 0;
 		state.deliveries.length = 0;
@@ -128,6 +131,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			throw new OptionError('host and port cannot change at runtime');
 		opts = applyOptions(opts, patch);
 		if (patch.createBarrier !== undefined) gate.set(patch.createBarrier);
+		// A new delay applies to orders already PROCESSING too, counted from their commit: a
+		// test holds orders PROCESSING as long as it needs, then settles them with 0.
+		if (patch.processingDelayMs !== undefined) {
+			for (const [order, { committedAt, cancel }] of [...processing]) {
+				cancel();
+				scheduleSettling(order, committedAt);
+			}
+		}
 		if (patch.faults !== undefined) rollFault = createFaultRoller(opts.faults);
 		if (
 			patch.rateLimitPerSecond !== undefined ||
@@ -137,14 +148,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			rateLimiter = limiter();
 	}
 
+	function settle(order: SandboxOrder): void {
+		processing.delete(order);
+		settleOrder(state, issuer, order, findProduct(order.productCode)!.outcome);
+		log(`order ${order.orderNumber} ${order.status}`);
+		webhooks.emit('ORDER_UPDATED', orderEventData(order));
+	}
+
+	/** Settles `order` processingDelayMs after its commit; at once when that is past. */
+	function scheduleSettling(order: SandboxOrder, committedAt: number): void {
+		const due = committedAt + opts.processingDelayMs - performance.now();
+		if (due <= 0) return settle(order);
+		processing.set(order, { committedAt, cancel: scheduler.after(due, () => settle(order)) });
+	}
+
 	function onCommitted(order: SandboxOrder): void {
-		if (order.status !== 'PROCESSING') return;
-		const outcome = findProduct(order.productCode)!.outcome;
-		scheduler.after(opts.processingDelayMs, () => {
-			settleOrder(state, issuer, order, outcome);
-			log(`order ${order.orderNumber} ${order.status}`);
-			webhooks.emit('ORDER_UPDATED', orderEventData(order));
-		});
+		if (order.status === 'PROCESSING') scheduleSettling(order, performance.now());
 	}
 
 	function emitVoucherUpdate(serial: number, newBalance: number): void {
