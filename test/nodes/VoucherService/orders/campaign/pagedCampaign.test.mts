@@ -4,7 +4,7 @@
  * row's person holds exactly its vouchers, and no order was paid twice.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest } from 'node:http';
 
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
@@ -181,31 +181,32 @@ describe('a campaign fed in pages by Row ID', () => {
 	});
 });
 
-/** Each request's path and when it was sent and answered, while `run` runs. */
+/**
+ * Each request the node sent while `run` runs, with its path and the places in the order of
+ * events where it was sent and where its answer came back. Seen from the node's side, in order
+ * rather than in time: what went out before an answer came back does not depend on speed.
+ */
 async function timeline(run: () => Promise<unknown>) {
 	const spans: Array<{ method: string; path: string; sent: number; answered?: number }> = [];
-	const open = new Map<IncomingMessage, (typeof spans)[number]>();
+	const open = new Map<ClientRequest, (typeof spans)[number]>();
+	let events = 0;
 	const started = (message: unknown) => {
-		const { request } = message as { request: IncomingMessage };
-		const span = {
-			method: request.method!,
-			path: decodeURIComponent(request.url!),
-			sent: performance.now(),
-		};
+		const { request } = message as { request: ClientRequest };
+		const span = { method: request.method, path: decodeURIComponent(request.path), sent: ++events };
 		spans.push(span);
 		open.set(request, span);
 	};
 	const finished = (message: unknown) => {
-		const span = open.get((message as { request: IncomingMessage }).request);
-		if (span) span.answered = performance.now();
+		const span = open.get((message as { request: ClientRequest }).request);
+		if (span) span.answered = ++events;
 	};
-	subscribe('http.server.request.start', started);
-	subscribe('http.server.response.finish', finished);
+	subscribe('http.client.request.start', started);
+	subscribe('http.client.response.finish', finished);
 	try {
 		await run();
 	} finally {
-		unsubscribe('http.server.request.start', started);
-		unsubscribe('http.server.response.finish', finished);
+		unsubscribe('http.client.request.start', started);
+		unsubscribe('http.client.response.finish', finished);
 	}
 	return spans;
 }
@@ -213,29 +214,24 @@ async function timeline(run: () => Promise<unknown>) {
 describe('what a page costs in round trips', () => {
 	it("a page's blocks are read at once, with the whole-sheet and wallet checks when it will buy", async () => {
 		const base = uniqueReference('rounds');
-		sandbox.configure({ latencyMs: 100 });
 		let run: Awaited<ReturnType<typeof runCampaign>> | undefined;
-		try {
-			const spans = await timeline(
-				async () => (run = await runCampaign(base, table(1000, 0), {}, byId)),
-			);
-			expect(run?.error).toBeUndefined();
-			const firstOrders = spans.filter((s) => /-b\d+-1$/.test(s.path) && s.method === 'GET');
-			expect(firstOrders).toHaveLength(10);
-			// The execution's opening look-up goes alone. Its block has no order, so the page will
-			// buy: its answer sends the other nine, the whole-sheet check and the wallet read at
-			// once. Two round trips before the creates, not the pacing's 1, 2, 4, 3, then 2.
-			const [opening, ...rest] = firstOrders.sort((a, b) => a.sent - b.sent);
-			const guard = spans.find((s) => s.path.endsWith(`/${base}-1`))!;
-			const wallet = spans.find((s) => s.path === WALLETS)!;
-			const window = [...rest, guard, wallet];
-			const nextAnswer = Math.min(...window.map((s) => s.answered!));
-			expect(window.every((s) => s.sent >= opening.answered! && s.sent < nextAnswer)).toBe(true);
-			const creates = spans.filter((s) => s.method === 'POST');
-			expect(creates.every((s) => s.sent >= nextAnswer)).toBe(true);
-		} finally {
-			sandbox.configure({ latencyMs: 0 });
-		}
+		const spans = await timeline(
+			async () => (run = await runCampaign(base, table(1000, 0), {}, byId)),
+		);
+		expect(run?.error).toBeUndefined();
+		const firstOrders = spans.filter((s) => /-b\d+-1$/.test(s.path) && s.method === 'GET');
+		expect(firstOrders).toHaveLength(10);
+		// The execution's opening look-up goes alone. Its block has no order, so the page will
+		// buy: its answer sends the other nine, the whole-sheet check and the wallet read at
+		// once. Two round trips before the creates, not the pacing's 1, 2, 4, 3, then 2.
+		const [opening, ...rest] = firstOrders.sort((a, b) => a.sent - b.sent);
+		const guard = spans.find((s) => s.path.endsWith(`/${base}-1`))!;
+		const wallet = spans.find((s) => s.path === WALLETS)!;
+		const window = [...rest, guard, wallet];
+		const nextAnswer = Math.min(...window.map((s) => s.answered!));
+		expect(window.every((s) => s.sent > opening.answered! && s.sent < nextAnswer)).toBe(true);
+		const creates = spans.filter((s) => s.method === 'POST');
+		expect(creates.every((s) => s.sent > nextAnswer)).toBe(true);
 		expect(run!.posts).toBe(10);
 		expectEveryRowHeldOnce(base, table(1000, 0));
 	});
