@@ -2,6 +2,7 @@ import { TEMPLATES } from './catalog.mts';
 import { DEFAULT_DIALECT, dialectProblem, resolveDialect } from './dialect.mts';
 import type { Dialect } from './dialect.mts';
 import type {
+	CreateBarrier,
 	FaultOptions,
 	GatewayFault,
 	RateLimitOptions,
@@ -9,7 +10,10 @@ import type {
 	WebhookTarget,
 } from './types.mts';
 
-export type ResolvedOptions = Required<Omit<SandboxOptions, 'faults' | 'dialect'>> & {
+/** The create barrier is not kept here: it fires once, and barrier.mts holds its state. */
+export type ResolvedOptions = Required<
+	Omit<SandboxOptions, 'faults' | 'dialect' | 'createBarrier'>
+> & {
 	faults: FaultOptions;
 	dialect: Dialect;
 };
@@ -104,6 +108,18 @@ function isGateway(v: unknown): boolean {
 	);
 }
 
+function isCreateBarrier(v: unknown): boolean {
+	const b = v as CreateBarrier;
+	return (
+		typeof b === 'object' &&
+		b !== null &&
+		Object.keys(b).every((key) => ['creates', 'reference', 'timeoutMs'].includes(key)) &&
+		isInt(b.creates, 1) &&
+		(b.reference === undefined || (typeof b.reference === 'string' && b.reference.length > 0)) &&
+		(b.timeoutMs === undefined || (isNumber(b.timeoutMs) && b.timeoutMs > 0))
+	);
+}
+
 function isRateLimit(v: unknown): boolean {
 	const r = v as RateLimitOptions;
 	const keys = ['kind', 'requests', 'seconds', 'signal'];
@@ -182,6 +198,12 @@ export function applyOptions(
 					'rateLimit must be null or { kind: tokenBucket | fixedWindow | leakyBucket, requests > 0, seconds > 0, signal: retryAfter | xRateLimit | rateLimit | none }, a leakyBucket with burst (integer >= 0) and status (429 | 503)',
 				);
 				break;
+			case 'createBarrier':
+				check(
+					v === null || isCreateBarrier(v),
+					'createBarrier must be null or { creates: integer >= 1, reference?: non-empty string, timeoutMs?: number > 0 }',
+				);
+				break;
 			case 'acceptDuplicateReferences':
 				check(typeof v === 'boolean', 'acceptDuplicateReferences must be a boolean');
 				break;
@@ -234,7 +256,9 @@ export function applyOptions(
 				throw new OptionError(`unknown option ${key}`);
 		}
 	}
-	const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+	const defined = Object.fromEntries(
+		Object.entries(patch).filter(([key, v]) => v !== undefined && key !== 'createBarrier'),
+	);
 	const merged = { ...current, ...defined };
 	if (patch.dialect !== undefined) merged.dialect = resolveDialect(patch.dialect);
 	return merged;

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { routeAdmin } from './admin.mts';
+import { createGate, isCreate } from './barrier.mts';
 import { authenticate } from './auth.mts';
 import { FORBIDDEN_KEYS, SANDBOX_KEYS, SEED_VOUCHERS, findProduct } from './catalog.mts';
 import { createFaultRoller, gatewayReply } from './faults.mts';
@@ -94,6 +95,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 					? createRateLimiter(DIALECT_RATE_LIMIT)
 					: null;
 	let rateLimiter = limiter();
+	const gate = createGate();
+	/** Orders still PROCESSING: when each was committed, and how to cancel its settling. */
+	const processing = new Map<SandboxOrder, { committedAt: number; cancel: () => void }>();
 	const state: SandboxState = {
 		requests: [],
 		orders: new Map(),
@@ -116,7 +120,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	// Cleared in place: callers may hold references to state's collections.
 	function reset(): void {
+		gate.refuseHeld('Sandbox createBarrier: the sandbox was reset; nothing was committed');
 		scheduler.cancelAll();
+		processing.clear();
 		webhooks.forgetInFlight();
 		state.requests.length = 0;
 		state.deliveries.length = 0;
@@ -137,6 +143,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		if (patch && ('host' in patch || 'port' in patch))
 			throw new OptionError('host and port cannot change at runtime');
 		opts = applyOptions(opts, patch);
+		if (patch.createBarrier !== undefined) gate.set(patch.createBarrier);
+		// A new delay applies to orders already PROCESSING too, counted from their commit: a
+		// test holds orders PROCESSING as long as it needs, then settles them with 0.
+		if (patch.processingDelayMs !== undefined) {
+			for (const [order, { committedAt, cancel }] of [...processing]) {
+				cancel();
+				scheduleSettling(order, committedAt);
+			}
+		}
 		if (patch.faults !== undefined) rollFault = createFaultRoller(opts.faults);
 		if (
 			patch.rateLimitPerSecond !== undefined ||
@@ -146,14 +161,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			rateLimiter = limiter();
 	}
 
+	function settle(order: SandboxOrder): void {
+		processing.delete(order);
+		settleOrder(state, issuer, order, findProduct(order.productCode)!.outcome);
+		log(`order ${order.orderNumber} ${order.status}`);
+		webhooks.emit('ORDER_UPDATED', orderEventData(order));
+	}
+
+	/** Settles `order` processingDelayMs after its commit; at once when that is past. */
+	function scheduleSettling(order: SandboxOrder, committedAt: number): void {
+		const due = committedAt + opts.processingDelayMs - performance.now();
+		if (due <= 0) return settle(order);
+		processing.set(order, { committedAt, cancel: scheduler.after(due, () => settle(order)) });
+	}
+
 	function onCommitted(order: SandboxOrder): void {
-		if (order.status !== 'PROCESSING') return;
-		const outcome = findProduct(order.productCode)!.outcome;
-		scheduler.after(opts.processingDelayMs, () => {
-			settleOrder(state, issuer, order, outcome);
-			log(`order ${order.orderNumber} ${order.status}`);
-			webhooks.emit('ORDER_UPDATED', orderEventData(order));
-		});
+		if (order.status === 'PROCESSING') scheduleSettling(order, performance.now());
 	}
 
 	function emitVoucherUpdate(serial: Serial, newBalance: number): void {
@@ -206,6 +229,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		};
 
 		if (opts.latencyMs > 0) await sleep(opts.latencyMs);
+		const held = isCreate(method, path)
+			? gate.admit((body as { reference?: unknown } | undefined)?.reference)
+			: null;
+		const barrierRefusal = held && (await held);
+		if (barrierRefusal) {
+			entry.fault = 'barrier';
+			return finish(json(400, { statusCode: '05', message: barrierRefusal }));
+		}
 		if (rateLimiter) {
 			const { admitted, headers } = rateLimiter.admit();
 			limitHeaders = headers;
@@ -285,6 +316,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		reset,
 		emitVoucherUpdate,
 		async close() {
+			gate.refuseHeld('Sandbox createBarrier: the sandbox closed; nothing was committed');
 			scheduler.cancelAll();
 			await webhooks.close();
 			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -293,6 +325,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 	};
 	reset();
+	if (options.createBarrier !== undefined) gate.set(options.createBarrier);
 	const server = createServer((req, res) => {
 		handle(req, res).catch((err: unknown) => {
 			log(`internal error: ${err instanceof Error ? err.message : String(err)}`);

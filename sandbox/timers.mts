@@ -1,6 +1,7 @@
 /** Every timer the sandbox starts goes through here, so reset() and close() can cancel them all. */
 export interface Scheduler {
-	after(ms: number, task: () => void): void;
+	/** Runs `task` in `ms`; the function returned cancels it. */
+	after(ms: number, task: () => void): () => void;
 	cancelAll(): void;
 }
 
@@ -13,6 +14,10 @@ export function createScheduler(): Scheduler {
 				task();
 			}, ms);
 			pending.add(timer);
+			return () => {
+				clearTimeout(timer);
+				pending.delete(timer);
+			};
 		},
 		cancelAll() {
 			for (const timer of pending) clearTimeout(timer);

@@ -104,7 +104,9 @@ export type FaultKind =
 	| 'commitThen500'
 	| 'rateLimit'
 	| 'gateway'
-	| 'gatewayAfterCommit';
+	| 'gatewayAfterCommit'
+	/** Refused by the create barrier: its creates did not all come in time (or a reset). */
+	| 'barrier';
 
 /**
  * A gateway in front of the service answering "not now" as nginx's limit_req does by default:
@@ -151,6 +153,16 @@ export interface RateLimitOptions {
 	status?: 429 | 503;
 }
 
+/** Holds creates until a race is certain (barrier.mts). */
+export interface CreateBarrier {
+	/** Held until this many creates wait, then all go on in the order they came. */
+	creates: number;
+	/** Only creates of this reference are held; every create when absent. */
+	reference?: string;
+	/** From the first create held; then every held create is refused. 10,000 when absent. */
+	timeoutMs?: number;
+}
+
 export interface WebhookTarget {
 	url: string;
 	secret: string;
@@ -171,6 +183,8 @@ export interface SandboxOptions {
 	/** Accept a create under a used reference as a new order (a service that does not check). */
 	acceptDuplicateReferences?: boolean;
 	faults?: FaultOptions;
+	/** Arms the create barrier (barrier.mts), once; null disarms it and lets what it holds go. */
+	createBarrier?: CreateBarrier | null;
 	/**
 	 * Refuse every /v2 request with HTTP 400 that repeats the Authorization header as a careless service
 	 * might (as sent, decoded, URL-encoded, each key in base64), in `text` or as an envelope's

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MANUAL_START, nodeOutput, type N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { issuedSecrets, leakedSecrets } from '../support/secrets.mts';
+import { FAKE_MODEL_ID, startFakeOpenAi, toolResults, type FakeOpenAi } from './fakeOpenAi.mts';
 import {
-	FAKE_MODEL_ID,
-	startFakeOpenAi,
-	toolResults,
-	type FakeOpenAi,
-} from './fakeOpenAi.mts';
-import { ACTION_TOOL_NODE, API_CREDENTIAL, ownerClient, sandboxApiCredential } from './n8nUnderTest.mts';
+	ACTION_TOOL_NODE,
+	API_CREDENTIAL,
+	ownerClient,
+	sandboxApiCredential,
+} from './n8nUnderTest.mts';
 
 const AGENT = 'AI Agent';
 const MODEL = 'OpenAI Chat Model';
@@ -117,7 +117,8 @@ describe("the action node as an AI Agent's tool in n8n", () => {
 	}
 
 	const posts = () => sandbox.state.requests.filter((r) => r.method === 'POST');
-	const lastToolResult = (requestIndex: number) => toolResults(model.requests[requestIndex]).at(-1)!;
+	const lastToolResult = (requestIndex: number) =>
+		toolResults(model.requests[requestIndex]).at(-1)!;
 
 	it('buys with the model’s arguments within the spending guard, and tells the model why a dearer order was refused', async () => {
 		const dear = `agent-dear-${Date.now()}`;
@@ -150,9 +151,7 @@ describe("the action node as an AI Agent's tool in n8n", () => {
 		expect(sandbox.state.orders.has(dear)).toBe(false);
 
 		// 2,000 NGN is bought, exactly as the model asked.
-		expect(posts().map((r) => r.body)).toEqual([
-			{ ...order, reference, amount: 1000, pin: PIN },
-		]);
+		expect(posts().map((r) => r.body)).toEqual([{ ...order, reference, amount: 1000, pin: PIN }]);
 		const bought = lastToolResult(2);
 		const serials = sandbox.state.orders.get(reference)!.vouchers.map((v) => v.serial);
 		expect(serials).toHaveLength(2);

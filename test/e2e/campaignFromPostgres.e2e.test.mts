@@ -43,12 +43,10 @@ const EACH_PAGE = 'Each page';
 const ROWS = 20_000;
 const BLOCK = 100;
 const RUN_TIMEOUT_MS = 240_000;
-/*
- * The service's answer time. It keeps creates in flight when n8n is killed, and lets the second
- * of two executions at once, which only reads where the first bought, catch up with it: both
- * then look up and create the same block's order at once.
- */
+/** The service's answer time: it keeps creates in flight when n8n is killed. */
 const LATENCY_MS = 50;
+/** Under the node's 60 s request timeout, so a barrier's refusal is what the run sees. */
+const BARRIER_TIMEOUT_MS = 45_000;
 
 describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postgres)', () => {
 	let rest: N8nRest;
@@ -174,11 +172,17 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 
 	it('n8n killed mid-way, restarted: nothing doubled; a re-run buys the rest, each ID once', async () => {
 		const t0 = Date.now();
+		// The last full block cannot be bought before the kill, however fast the run: its order
+		// is held (sandbox/README.md, createBarrier) until released after it.
+		sandbox.configure({
+			createBarrier: { creates: 2, reference: `${BASE}-b199-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
+		});
 		await rest.startWorkflow(CAMPAIGN.id, START);
 		// A few pages in: their orders are bought, the later ones not yet.
 		await until('a few pages bought', () => books(BASE).orders.length >= 50, RUN_TIMEOUT_MS);
 		await restartN8n({ kill: true });
 		const killed = await tally(BASE);
+		sandbox.configure({ createBarrier: null });
 		console.log(`killed after ${killed.held} rows bought (${Date.now() - t0} ms)`);
 		expect(killed).toMatchObject({ doubled: 0, wrongValue: 0, ordersPaidTwice: 0 });
 		expect(killed.held).toBeLessThan(ROWS);
@@ -295,6 +299,11 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			await importWithBase(base);
 			const seq = lastSeq();
 			const t0 = Date.now();
+			// They race for certain, at any speed: block 0's first order is held until both
+			// executions have sent it, so both read the block before either bought in it.
+			sandbox.configure({
+				createBarrier: { creates: 2, reference: `${base}-b0-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
+			});
 			const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN.id, START)));
 			const both = await Promise.all(ids.map((id) => rest.waitForExecution(id, RUN_TIMEOUT_MS)));
 			const [a, b] = both.map(totalsOf);
@@ -307,6 +316,11 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			expect(a.bought + b.bought).toBe(rows);
 			for (const totals of [a, b]) expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
 			// They did race: creates of the same order, the second refused as a used Reference.
+			const raced = sandbox.state.requests.filter(
+				(r) =>
+					r.seq > seq && (r.body as { reference?: string } | null)?.reference === `${base}-b0-n1`,
+			);
+			expect(raced.map((r) => r.statusCode)).toEqual(['00', '09']);
 			expect(requests.refusedCreates).toBeGreaterThan(0);
 		},
 		RUN_TIMEOUT_MS,

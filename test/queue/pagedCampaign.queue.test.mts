@@ -25,6 +25,8 @@ const AMOUNT = 1000;
 type Page = [number, number];
 
 const halfBlocks: Page[] = Array.from({ length: ROWS / 50 }, (_, i) => [i * 50, i * 50 + 50]);
+/** Block 3's first order: the first create of [300, 350), twice, and of [350, 400). */
+const RACED_ORDER = (base: string) => `${base}-b3-n1`;
 const PAGES: Page[] = [
 	// Two pages in each block of 100: different rows of one block at once.
 	...halfBlocks,
@@ -94,9 +96,15 @@ describe('queue mode: one campaign in pages over several workers at once', () =>
 
 	beforeAll(async () => {
 		rest = await ownerClient();
-		// Answers slow enough that executions sent at once are all between their look-ups and
-		// their creates together: the race the test is about happens every time, not by chance.
-		sandbox = await startSandbox({ port: 0, initialBalanceNgn: 10_000_000, latencyMs: 200 });
+		// The race the test is about happens every time, whatever the machine's speed: block 3's
+		// first order is held until three executions have sent it, so each of them read the
+		// block before any bought in it (sandbox/README.md, createBarrier); two are refused.
+		// The deadline stays under the node's 60 s request timeout.
+		sandbox = await startSandbox({
+			port: 0,
+			initialBalanceNgn: 10_000_000,
+			createBarrier: { creates: 3, reference: RACED_ORDER(base), timeoutMs: 45_000 },
+		});
 		const api = await sandboxApiCredential(rest, sandbox, 'Voucher Sandbox (queue pages)');
 		workflowId = (await rest.createWorkflow(pageWorkflow(base, path, api))).id;
 		await rest.activateWorkflow(workflowId);
@@ -156,10 +164,16 @@ describe('queue mode: one campaign in pages over several workers at once', () =>
 		books.expectEveryRowHeldOnce(base, rows);
 		books.expectOneDebitPerOrder(base);
 		expect(orders.every((order) => /-b\d+-n\d+$/.test(order.reference))).toBe(true);
-		// Executions met at the service: some creates of a number came second and were refused.
-		const creates = sandbox.state.requests.filter(
+		// Executions met at the service: creates of a number that came second were refused.
+		const posts = sandbox.state.requests.filter(
 			(r) => r.method === 'POST' && r.path.startsWith('/v2/orders'),
-		).length;
+		);
+		const raced = posts.filter(
+			(r) => (r.body as { reference?: string }).reference === RACED_ORDER(base),
+		);
+		expect(raced.length).toBeGreaterThanOrEqual(3);
+		expect(raced.filter((r) => r.statusCode === '00')).toHaveLength(1);
+		const creates = posts.length;
 		expect(creates).toBeGreaterThan(orders.length);
 		console.info(
 			`${PAGES.length} executions on ${workersUsed.size} workers: ${ROWS} rows in ${orders.length} orders, ${creates - orders.length} creates refused to a run that came second, ${held} page rows held from another execution's order`,

@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { type N8nRest } from '../../real-n8n/rest.mts';
 import { WEBHOOK_CREDENTIAL } from '../../real-n8n/fixtures.mts';
-import { ownerClient, postEvent, uniqueTriggerWorkflow, webhookUrls } from '../e2e/n8nUnderTest.mts';
+import {
+	ownerClient,
+	postEvent,
+	uniqueTriggerWorkflow,
+	webhookUrls,
+} from '../e2e/n8nUnderTest.mts';
 
 const SECRET = 'whsec_queue_router';
 

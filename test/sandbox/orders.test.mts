@@ -18,8 +18,12 @@ const THREE = [
 	{ firstName: 'Ngozi', lastName: 'Eze', email: 'ngozi@example.com' },
 ];
 
-/** Creates the order, checks the PROCESSING phase, then waits for and returns the settled order. */
+/**
+ * Creates the order, checks the PROCESSING phase, then settles it and returns the settled order.
+ * The order is held PROCESSING until the checks are done, however slow the machine.
+ */
 async function postAndSettle(path: string, body: { reference: string; productCode: string }) {
+	sbx.configure({ processingDelayMs: 60_000 });
 	const created = await call(sbx, 'POST', path, body);
 	expect(created.status).toBe(200);
 	expect(created.body.data.status).toBe('PROCESSING');
@@ -29,10 +33,9 @@ async function postAndSettle(path: string, body: { reference: string; productCod
 	expect(meanwhile.body.data.status).toBe('PROCESSING');
 	expect('vouchers' in meanwhile.body.data).toBe(false);
 
-	await until(
-		'the order to leave PROCESSING',
-		() => sbx.state.orders.get(body.reference)?.status !== 'PROCESSING',
-	);
+	sbx.configure({ processingDelayMs: 0 }); // settles it now
+	sbx.configure({ processingDelayMs: 150 });
+	expect(sbx.state.orders.get(body.reference)?.status).not.toBe('PROCESSING');
 	const settled = await call(sbx, 'GET', `/v2/orders/${body.reference}`);
 	expect(settled.body.statusCode).toBe('00');
 	return settled.body.data;
@@ -142,6 +145,21 @@ describe('processing and reset', () => {
 				() => sbx.state.orders.get('slow')?.status === 'COMPLETED',
 			);
 			expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+		} finally {
+			sbx.configure({ processingDelayMs: 150 });
+		}
+	});
+
+	it('a new processingDelayMs applies to orders already PROCESSING, counted from their create', async () => {
+		sbx.configure({ processingDelayMs: 60_000 });
+		try {
+			await postDownload(sbx, { reference: 'held', productCode: 'VCH-SLOW-COMPLETED' });
+			sbx.configure({ processingDelayMs: 30_000 });
+			expect(sbx.state.orders.get('held')?.status).toBe('PROCESSING');
+			// Past due under the new delay: settled at once, with its event.
+			sbx.configure({ processingDelayMs: 0 });
+			expect(sbx.state.orders.get('held')?.status).toBe('COMPLETED');
+			expect(sbx.state.orders.get('held')?.vouchers).toHaveLength(2);
 		} finally {
 			sbx.configure({ processingDelayMs: 150 });
 		}

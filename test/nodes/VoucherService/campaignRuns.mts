@@ -119,6 +119,31 @@ export async function campaignSandboxForThisFile() {
 		if (response.status !== 200) throw new Error(`placing ${reference}: HTTP ${response.status}`);
 	}
 
+	/**
+	 * Runs at once that race for certain, whatever the machine's speed: the sandbox holds their
+	 * creates until one from each run waits (sandbox/README.md, createBarrier), and a run creates
+	 * only after it has read, so every run has read before any create is answered. Sound when a
+	 * run has one create in flight at a time: a page of one block, or Maximum Concurrency 1.
+	 */
+	async function racing<T>(...runs: Array<() => Promise<T>>): Promise<T[]> {
+		sandbox.configure({ createBarrier: { creates: runs.length } });
+		try {
+			return await Promise.all(runs.map(async (run) => await run()));
+		} finally {
+			sandbox.configure({ createBarrier: null });
+		}
+	}
+
+	/** How many creates of each reference the service took up (a rate limit's 429 is not one). */
+	const createsOf = () => {
+		const counts = new Map<string, number>();
+		for (const post of apiRequests(sandbox, 'POST').filter((entry) => entry.status !== 429)) {
+			const { reference } = post.body as { reference: string };
+			counts.set(reference, (counts.get(reference) ?? 0) + 1);
+		}
+		return counts;
+	};
+
 	const recipientsPosted = (since: number) =>
 		apiRequests(sandbox, 'POST')
 			.slice(since)
@@ -127,6 +152,8 @@ export async function campaignSandboxForThisFile() {
 	return {
 		sandbox,
 		runCampaign,
+		racing,
+		createsOf,
 		...campaignBooks(sandbox),
 		placeDirectly,
 		recipientsPosted,

@@ -15,8 +15,11 @@ const COPIES = 5;
 
 let hosts: WebhookHost[] = [];
 
-/** A fresh module instance per host: what a separate n8n process would load. */
-async function startProcess(db: Database, workflowRunMs = 50): Promise<WebhookHost> {
+/**
+ * A fresh module instance per host: what a separate n8n process would load. Its executions
+ * end (and save static data) only once `workflowRunsUntil` settles, when given.
+ */
+async function startProcess(db: Database, workflowRunsUntil?: Promise<void>): Promise<WebhookHost> {
 	vi.resetModules();
 	const { VoucherServiceTrigger } = await import(
 		'../../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node'
@@ -25,7 +28,8 @@ async function startProcess(db: Database, workflowRunMs = 50): Promise<WebhookHo
 		node: new VoucherServiceTrigger(),
 		secret: SECRET,
 		db,
-		workflowRunMs,
+		workflowRunMs: 50,
+		workflowRunsUntil,
 	});
 	hosts.push(host);
 	return host;
@@ -69,8 +73,15 @@ describe('redelivery across processes and restarts', () => {
 	it('each event leaves the trigger once, also when its copies reach two processes at once and after a restart', async () => {
 		const db: Database = { staticData: null, processed: null };
 		const serials = Array.from({ length: EVENTS }, (_, i) => 100 + i);
-		const first = [await startProcess(db), await startProcess(db)];
+		// Every copy is answered before any execution saves static data, so copies that reach
+		// the second process start executions for certain, however fast the first one is.
+		const delivered = Promise.withResolvers<void>();
+		const first = [
+			await startProcess(db, delivered.promise),
+			await startProcess(db, delivered.promise),
+		];
 		expect((await deliverAll(first, serials)).every((s) => s === 200)).toBe(true);
+		delivered.resolve();
 		await Promise.all(first.map((h) => h.idle()));
 		expect([...runs(first).entries()].sort((a, b) => a[0] - b[0])).toEqual(
 			serials.map((s) => [s, 1]),
@@ -89,8 +100,12 @@ describe('redelivery across processes and restarts', () => {
 	it('static data alone loses keys to concurrent executions (why processed_data is the final check)', async () => {
 		const db: Database = { staticData: null, processed: null };
 		const serials = Array.from({ length: EVENTS }, (_, i) => 200 + i);
-		const [host] = [await startProcess(db, 300)];
+		// Every execution starts (and reads static data) before any ends: they overlap for
+		// certain, not because they run long enough.
+		const delivered = Promise.withResolvers<void>();
+		const host = await startProcess(db, delivered.promise);
 		await deliverAll([host], serials);
+		delivered.resolve();
 		await host.idle();
 		const saved = JSON.parse(db.staticData!)['node:Voucher Service Trigger'].seen;
 		// The last writer wins: far fewer than EVENTS keys survive in static data ...

@@ -3,7 +3,6 @@
 // election's settle time (SQLite waiting for its lock under a burst).
 import type { ICheckProcessedOptions, IExecuteFunctions, INode } from 'n8n-workflow';
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 
 import { claimInExecution } from '../../../nodes/VoucherServiceTrigger/deduplication';
@@ -13,6 +12,9 @@ import { VoucherServiceTrigger } from '../../../nodes/VoucherServiceTrigger/Vouc
 type Store = Pick<IExecuteFunctions['helpers'], 'checkProcessedAndRecord' | 'removeProcessed'>;
 
 const node = { id: 'trigger', name: 'Voucher Service Trigger' } as INode;
+
+/** On the global clock, which a test's fake timers move. */
+const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Read, wait, write back what was read plus the new values: the last writer wins. */
 function lastWriterWinsStore(slowValue: string, slowMs: number) {
@@ -33,15 +35,23 @@ function lastWriterWinsStore(slowValue: string, slowMs: number) {
 
 describe("claims in one process's executions", () => {
 	it('keep every confirmed key when a rival write is slowed past the settle time', async () => {
-		const { store, list } = lastWriterWinsStore('slow', 1_500);
-		const [slow, fast] = await Promise.all([
-			claimInExecution(store, node, 'slow', 'execution-1'),
-			sleep(10).then(() => claimInExecution(store, node, 'fast', 'execution-2')),
-		]);
-		expect([slow, fast]).toEqual(['run', 'run']);
-		// A key confirmed and then dropped would run again after a restart.
-		expect(list()).toEqual(expect.arrayContaining(['slow', 'fast']));
-	}, 20_000);
+		// Fake timers: the rival claim comes 10 ms into the slow write, on any machine, however
+		// busy; on real ones it might come after that write, and nothing would be tested.
+		vi.useFakeTimers();
+		try {
+			const { store, list } = lastWriterWinsStore('slow', 1_500);
+			const claims = Promise.all([
+				claimInExecution(store, node, 'slow', 'execution-1'),
+				sleep(10).then(() => claimInExecution(store, node, 'fast', 'execution-2')),
+			]);
+			await vi.advanceTimersByTimeAsync(20_000);
+			expect(await claims).toEqual(['run', 'run']);
+			// A key confirmed and then dropped would run again after a restart.
+			expect(list()).toEqual(expect.arrayContaining(['slow', 'fast']));
+		} finally {
+			vi.useRealTimers();
+		}
+	});
 });
 
 describe('an election that never settles', () => {

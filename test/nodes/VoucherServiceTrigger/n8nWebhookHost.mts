@@ -42,6 +42,11 @@ export interface HostOptions {
 	/** How long the rest of the workflow runs: n8n saves static data only at the end. */
 	workflowRunMs?: number;
 	/**
+	 * The rest of the workflow runs until this settles too: executions that overlap for
+	 * certain, whatever the machine's speed (each loads static data as it starts).
+	 */
+	workflowRunsUntil?: Promise<void>;
+	/**
 	 * 'manual': the editor listening on the Test URL; n8n runs such requests in that mode.
 	 * 'retry': a failed execution retried from the executions list (in n8n only execute()
 	 * sees that mode).
@@ -241,6 +246,7 @@ export async function startWebhookHost(options: HostOptions): Promise<WebhookHos
 		const [output] = (await options.node.execute!.call(context)) as INodeExecutionData[][];
 		executions.push(output.map((item) => item.json));
 		await sleep(options.workflowRunMs ?? 100);
+		await options.workflowRunsUntil;
 		store(workflow);
 	}
 

@@ -27,11 +27,12 @@ describe('options given by expressions are checked, and errors name them', () =>
 	it('Wait Timeout that is not a number: an error naming the option, not a poll loop without pause', async () => {
 		const base = uniqueReference('wait-nan');
 		const slow = { extra: { productCode: 'VCH-SLOW-COMPLETED' } };
-		sandbox.configure({ processingDelayMs: 1000 });
+		// The earlier orders stay PROCESSING until the test is done, however slow the machine.
+		sandbox.configure({ processingDelayMs: 600_000 });
 		try {
 			await runCampaign(base, sheet(2), {}, slow);
-			// The earlier orders stay PROCESSING for about a second; today NaN ms means no pause
-			// between polls, so this run sends Get Order hundreds of times until they complete.
+			// NaN ms would mean no pause between polls: this run would send Get Order again and
+			// again while they are PROCESSING.
 			const run = await runCampaign(base, sheet(2), { waitTimeoutSeconds: '={{ "2 min" }}' }, slow);
 			expect(run.gets).toBeLessThan(DISCOVERY_MISSES + 10);
 			expect(run.error?.message).toMatch(/Wait Timeout/);

@@ -3,7 +3,7 @@
  * twice, whatever changes between runs. Every case is judged from the sandbox's own books
  * (see campaignRuns.mts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 
 import { personKey } from '../../campaignBooks.mts';
@@ -176,12 +176,17 @@ describe('a campaign run again after the sheet or the settings changed', () => {
 		}));
 		const broken = rows.map((row, i) => (i >= 2 && i < 8 ? { ...row, template: 99 } : row));
 		const extra = { templateId: '={{ $json.template }}' };
-		const first = await runCampaign(
-			base,
-			broken,
-			{ concurrency: 5 },
-			{ extra, continueOnFail: true },
-		);
+		// All five in flight at once on any machine: the pacing's clock stands still, so no answer
+		// looks slow and it sends five at once; the sandbox holds them until all five have come.
+		vi.useFakeTimers({ toFake: ['Date'] });
+		sandbox.configure({ createBarrier: { creates: 5 } });
+		let first;
+		try {
+			first = await runCampaign(base, broken, { concurrency: 5 }, { extra, continueOnFail: true });
+		} finally {
+			vi.useRealTimers();
+			sandbox.configure({ createBarrier: null });
+		}
 		expect(first.posts).toBe(5);
 		expect(
 			campaignOrders(base)

@@ -4,7 +4,7 @@
  * row's person holds exactly its vouchers, and no order was paid twice.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest } from 'node:http';
 
 import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
@@ -13,8 +13,15 @@ import { DISCOVERY_MISSES } from '../../../../../nodes/VoucherService/orders/cam
 import { byId, campaignSandboxForThisFile, pages, table, WALLETS } from '../../campaignRuns.mts';
 import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
 
-const { sandbox, runCampaign, campaignOrders, expectEveryRowHeldOnce, expectOneDebitPerOrder } =
-	await campaignSandboxForThisFile();
+const {
+	sandbox,
+	runCampaign,
+	racing,
+	createsOf,
+	campaignOrders,
+	expectEveryRowHeldOnce,
+	expectOneDebitPerOrder,
+} = await campaignSandboxForThisFile();
 
 describe('a campaign fed in pages by Row ID', () => {
 	it('pages of any cut buy each row once; a page reads only its own blocks, whatever came before', async () => {
@@ -68,13 +75,18 @@ describe('a campaign fed in pages by Row ID', () => {
 	it('two runs at once over the same rows: each row bought once, and neither run fails a row', async () => {
 		const base = uniqueReference('twice');
 		const rows = table(300, 1000);
-		const [a, b] = await Promise.all([
-			runCampaign(base, rows, {}, byId),
-			runCampaign(base, [...rows].reverse(), {}, byId),
-		]);
+		// One create at a time per run, so the barrier's two are one from each: both runs have
+		// read all three blocks before either buys, and each block's order is sent by both.
+		const [a, b] = await racing(
+			() => runCampaign(base, rows, { concurrency: 1 }, byId),
+			() => runCampaign(base, [...rows].reverse(), { concurrency: 1 }, byId),
+		);
 		expect(a.error).toBeUndefined();
 		expect(b.error).toBeUndefined();
 		for (const run of [a, b]) expect(run.json.every((row) => row.orderNumber)).toBe(true);
+		const orders = campaignOrders(base).map((order) => order.reference);
+		expect(orders.sort()).toEqual([`${base}-b10-n1`, `${base}-b11-n1`, `${base}-b12-n1`]);
+		for (const reference of orders) expect(createsOf().get(reference), reference).toBe(2);
 		expectEveryRowHeldOnce(base, rows);
 		expectOneDebitPerOrder(base);
 	});
@@ -84,18 +96,11 @@ describe('a campaign fed in pages by Row ID', () => {
 		const rows = table(100, 0);
 		// Both runs read the block before either creates, so both create order 1; the second
 		// create is refused, and the order under it, complete and for other rows, is not this run's.
-		sandbox.configure({ latencyMs: 100 });
-		let runs;
-		try {
-			runs = await Promise.all([
-				runCampaign(base, rows.slice(0, 50), {}, byId),
-				runCampaign(base, rows.slice(50), {}, byId),
-			]);
-		} finally {
-			sandbox.configure({ latencyMs: 0 });
-		}
-		const creates = apiRequests(sandbox, 'POST').map((p) => (p.body as IDataObject).reference);
-		expect(creates.filter((reference) => reference === `${base}-b0-n1`)).toHaveLength(2);
+		const runs = await racing(
+			() => runCampaign(base, rows.slice(0, 50), {}, byId),
+			() => runCampaign(base, rows.slice(50), {}, byId),
+		);
+		expect(createsOf().get(`${base}-b0-n1`)).toBe(2);
 		for (const run of runs) {
 			expect(run.error?.message).toBeUndefined();
 			expect(run.json.every((row) => row.alreadyExisted === false)).toBe(true);
@@ -126,25 +131,26 @@ describe('a campaign fed in pages by Row ID', () => {
 	it('two runs at once over overlapping pages: the rows they share are bought once, none fails', async () => {
 		const base = uniqueReference('overlap');
 		const rows = table(200);
-		// Answers slow enough that both runs read every block before either creates: they race.
-		sandbox.configure({ latencyMs: 30 });
-		const runs = await Promise.all([
-			runCampaign(
-				base,
-				rows.slice(0, 150),
-				{ recipientsPerOrder: 20 },
-				{ ...byId, continueOnFail: true },
-			),
-			runCampaign(
-				base,
-				rows.slice(50),
-				{ recipientsPerOrder: 30 },
-				{ ...byId, continueOnFail: true },
-			),
-		]);
-		sandbox.configure({ latencyMs: 0 });
+		// Both runs read every block before either creates (one create at a time per run), so
+		// both send the first order of the two blocks they share: they race in each.
+		const runs = await racing(
+			() =>
+				runCampaign(
+					base,
+					rows.slice(0, 150),
+					{ recipientsPerOrder: 20, concurrency: 1 },
+					{ ...byId, continueOnFail: true },
+				),
+			() =>
+				runCampaign(
+					base,
+					rows.slice(50),
+					{ recipientsPerOrder: 30, concurrency: 1 },
+					{ ...byId, continueOnFail: true },
+				),
+		);
 		expect(runs.flatMap((run) => run.json.filter((row) => row.error))).toEqual([]);
-		expect(apiRequests(sandbox, 'POST').length).toBeGreaterThan(campaignOrders(base).length);
+		expect([createsOf().get(`${base}-b0-n1`), createsOf().get(`${base}-b1-n1`)]).toEqual([2, 2]);
 		expectEveryRowHeldOnce(base, rows);
 		expectOneDebitPerOrder(base);
 	});
@@ -177,31 +183,32 @@ describe('a campaign fed in pages by Row ID', () => {
 	});
 });
 
-/** Each request's path and when it was sent and answered, while `run` runs. */
+/**
+ * Each request the node sent while `run` runs, with its path and the places in the order of
+ * events where it was sent and where its answer came back. Seen from the node's side, in order
+ * rather than in time: what went out before an answer came back does not depend on speed.
+ */
 async function timeline(run: () => Promise<unknown>) {
 	const spans: Array<{ method: string; path: string; sent: number; answered?: number }> = [];
-	const open = new Map<IncomingMessage, (typeof spans)[number]>();
+	const open = new Map<ClientRequest, (typeof spans)[number]>();
+	let events = 0;
 	const started = (message: unknown) => {
-		const { request } = message as { request: IncomingMessage };
-		const span = {
-			method: request.method!,
-			path: decodeURIComponent(request.url!),
-			sent: performance.now(),
-		};
+		const { request } = message as { request: ClientRequest };
+		const span = { method: request.method, path: decodeURIComponent(request.path), sent: ++events };
 		spans.push(span);
 		open.set(request, span);
 	};
 	const finished = (message: unknown) => {
-		const span = open.get((message as { request: IncomingMessage }).request);
-		if (span) span.answered = performance.now();
+		const span = open.get((message as { request: ClientRequest }).request);
+		if (span) span.answered = ++events;
 	};
-	subscribe('http.server.request.start', started);
-	subscribe('http.server.response.finish', finished);
+	subscribe('http.client.request.start', started);
+	subscribe('http.client.response.finish', finished);
 	try {
 		await run();
 	} finally {
-		unsubscribe('http.server.request.start', started);
-		unsubscribe('http.server.response.finish', finished);
+		unsubscribe('http.client.request.start', started);
+		unsubscribe('http.client.response.finish', finished);
 	}
 	return spans;
 }
@@ -209,35 +216,30 @@ async function timeline(run: () => Promise<unknown>) {
 describe('what a page costs in round trips', () => {
 	it("a page's blocks are read at once, with the whole-sheet and wallet checks when it will buy", async () => {
 		const base = uniqueReference('rounds');
-		sandbox.configure({ latencyMs: 100 });
 		let run: Awaited<ReturnType<typeof runCampaign>> | undefined;
-		try {
-			const spans = await timeline(
-				async () => (run = await runCampaign(base, table(1000, 0), {}, byId)),
-			);
-			expect(run?.error).toBeUndefined();
-			const firstOrders = spans.filter((s) => /-b\d+-n1$/.test(s.path) && s.method === 'GET');
-			expect(firstOrders).toHaveLength(10);
-			// The execution's opening look-up goes alone. Its block has no order under its name, so
-			// the page will most likely buy: its answer sends the other nine, the whole-sheet check
-			// and the wallet read at once (as far as Maximum Concurrency lets them), then the 0.3.0
-			// names of the blocks that have none. The creates wait for every read.
-			const [opening, ...rest] = firstOrders.sort((a, b) => a.sent - b.sent);
-			const guard = spans.filter((s) => new RegExp(`/${base}-\\d+$`).test(s.path));
-			expect(guard).toHaveLength(DISCOVERY_MISSES);
-			const wallet = spans.find((s) => s.path === WALLETS)!;
-			const reads = spans.filter((s) => s.method === 'GET');
-			const checks = [...guard, wallet];
-			const nextAnswer = Math.min(...[...rest, ...checks].map((s) => s.answered!));
-			expect([...rest, ...checks].every((s) => s.sent >= opening.answered!)).toBe(true);
-			expect(rest.every((s) => s.sent < nextAnswer)).toBe(true);
-			expect(checks.filter((s) => s.sent < nextAnswer).length).toBeGreaterThanOrEqual(20);
-			const creates = spans.filter((s) => s.method === 'POST');
-			const lastRead = Math.max(...reads.map((s) => s.answered!));
-			expect(creates.every((s) => s.sent >= lastRead)).toBe(true);
-		} finally {
-			sandbox.configure({ latencyMs: 0 });
-		}
+		const spans = await timeline(
+			async () => (run = await runCampaign(base, table(1000, 0), {}, byId)),
+		);
+		expect(run?.error).toBeUndefined();
+		const firstOrders = spans.filter((s) => /-b\d+-n1$/.test(s.path) && s.method === 'GET');
+		expect(firstOrders).toHaveLength(10);
+		// The execution's opening look-up goes alone. Its block has no order under its name, so
+		// the page will most likely buy: its answer sends the other nine, the whole-sheet check
+		// and the wallet read at once (as far as Maximum Concurrency lets them), then the 0.3.0
+		// names of the blocks that have none. The creates wait for every read.
+		const [opening, ...rest] = firstOrders.sort((a, b) => a.sent - b.sent);
+		const guard = spans.filter((s) => new RegExp(`/${base}-\\d+$`).test(s.path));
+		expect(guard).toHaveLength(DISCOVERY_MISSES);
+		const wallet = spans.find((s) => s.path === WALLETS)!;
+		const reads = spans.filter((s) => s.method === 'GET');
+		const checks = [...guard, wallet];
+		const nextAnswer = Math.min(...[...rest, ...checks].map((s) => s.answered!));
+		expect([...rest, ...checks].every((s) => s.sent > opening.answered!)).toBe(true);
+		expect(rest.every((s) => s.sent < nextAnswer)).toBe(true);
+		expect(checks.filter((s) => s.sent < nextAnswer).length).toBeGreaterThanOrEqual(20);
+		const creates = spans.filter((s) => s.method === 'POST');
+		const lastRead = Math.max(...reads.map((s) => s.answered!));
+		expect(creates.every((s) => s.sent > lastRead)).toBe(true);
 		expect(run!.posts).toBe(10);
 		expectEveryRowHeldOnce(base, table(1000, 0));
 	});
