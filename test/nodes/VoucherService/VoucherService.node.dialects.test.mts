@@ -227,7 +227,8 @@ describe.each(Object.entries(DIALECTS))('dialect %s', (_, dialect) => {
 				() => runCampaign(base, rows.slice(0, 200), options, { extra, continueOnFail: true }),
 				() => runCampaign(base, rows.slice(50), options, { extra, continueOnFail: true }),
 			);
-			expect(createsOf().get(`${base}-b0-n1`)).toBe(2);
+			// Both runs sent it (the race happened); a rate limit's refusals may add a resend.
+			expect(createsOf().get(`${base}-b0-n1`)).toBeGreaterThanOrEqual(2);
 			// A create answered with the other run's order of other rows cannot be told from an
 			// order made wrongly: those rows fail, and so do the block's later orders (not sent); nothing
 			// is doubled, and the re-run below buys them.
@@ -244,6 +245,8 @@ describe.each(Object.entries(DIALECTS))('dialect %s', (_, dialect) => {
 			expectEveryRowHeldOnce(base, rows);
 			expectOneDebitPerOrder(base);
 		},
+		// Under the fixed-window dialect (10 requests a second) each run's reads take seconds.
+		180_000,
 	);
 
 	it.runIf(!opaque)('a campaign dearer than the NGN wallet: refused, nothing bought', async () => {

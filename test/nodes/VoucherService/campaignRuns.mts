@@ -126,7 +126,9 @@ export async function campaignSandboxForThisFile() {
 	 * run has one create in flight at a time: a page of one block, or Maximum Concurrency 1.
 	 */
 	async function racing<T>(...runs: Array<() => Promise<T>>): Promise<T[]> {
-		sandbox.configure({ createBarrier: { creates: runs.length } });
+		// A deadline only for a race that never comes: under a rate limit a run's reads (a page's
+		// whole-sheet check is 32) can take the pacing a minute before its first create.
+		sandbox.configure({ createBarrier: { creates: runs.length, timeoutMs: 120_000 } });
 		try {
 			return await Promise.all(runs.map(async (run) => await run()));
 		} finally {
