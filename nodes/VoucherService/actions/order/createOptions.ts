@@ -85,7 +85,7 @@ const maxRunTotalOption: INodeProperties = {
 
 const OLD_BLOCK_NAMES: OldBlockNames[] = ['refuse', 'thisCampaign', 'ignore'];
 
-const oldBlockNamesOption: INodeProperties = {
+export const oldBlockNamesOption: INodeProperties = {
 	displayName: 'Orders Named by 0.3.0',
 	name: 'oldBlockNames',
 	type: 'options',
@@ -105,12 +105,20 @@ const oldBlockNamesOption: INodeProperties = {
 			name: "Ignore (Another Campaign's)",
 			value: 'ignore',
 			description:
-				'They belong to a whole-sheet campaign named <base>-b<block>: buy as if they were not there',
+				'They belong to a whole-sheet campaign named like base-b12: buy as if they were not there',
 		},
 	],
 	description:
-		"With Row ID only. Version 0.3.0 named a block's orders <base>-b<block>-1, …, which a whole-sheet campaign named <base>-b<block> also makes, so whose an order found under such a name is cannot be told.",
+		"With Row ID only. Version 0.3.0 named a block's orders base-b12-1, base-b12-2, …, which a whole-sheet campaign named base-b12 also makes, so whose an order found under such a name is cannot be told.",
 };
+
+/** Orders Named by 0.3.0 (item 0's: one setting per run); any other value is refused, naming it. */
+export function readOldBlockNames(node: INode, value: unknown): OldBlockNames {
+	const names = value ?? 'refuse';
+	if (OLD_BLOCK_NAMES.includes(names as OldBlockNames)) return names as OldBlockNames;
+	const accepted = OLD_BLOCK_NAMES.map((name) => `"${name}"`).join(', ');
+	throw invalidOption(node, 0, 'Orders Named by 0.3.0', value, `one of ${accepted}`);
+}
 
 /** Recipients per order when a campaign is split; the spec publishes no maximum. */
 export const DEFAULT_RECIPIENTS_PER_ORDER = 100;
@@ -227,15 +235,10 @@ export function campaignSettingsOf(
 	if (!Number.isSafeInteger(perOrder) || perOrder < 1) {
 		throw invalidOption(node, 0, 'Recipients per Order', value, 'a whole number of 1 or more');
 	}
-	const oldNames = options.oldBlockNames ?? 'refuse';
-	if (!OLD_BLOCK_NAMES.includes(oldNames as OldBlockNames)) {
-		const accepted = OLD_BLOCK_NAMES.map((name) => `"${name}"`).join(', ');
-		throw invalidOption(node, 0, 'Orders Named by 0.3.0', oldNames, `one of ${accepted}`);
-	}
 	return {
 		...settings,
 		...runSpendingOf(node, options, true),
 		recipientsPerOrder: perOrder,
-		oldBlockNames: oldNames as OldBlockNames,
+		oldBlockNames: readOldBlockNames(node, options.oldBlockNames),
 	};
 }

@@ -1,10 +1,11 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { VoucherApiClient } from '../../transport/client';
 import { planCampaignReport, reportBlocks } from '../../orders/campaign/campaignReport';
 import type { ReadCampaignBase } from '../../orders/campaign/campaignReport';
 import { referenceField } from '../fields';
+import { oldBlockNamesOption, readOldBlockNames } from './createOptions';
 import { executionParameters } from '../../shared/parameters';
 import { campaignReportSchema, validate } from '../../shared/validation';
 import type { ItemPlan, RunSettings } from '../../plan';
@@ -37,6 +38,14 @@ export const description = updateDisplayOptions(
 			hint: 'For a campaign bought with Row ID Column: set both to report the blocks of 100 IDs that hold them',
 		},
 		rowIdsField('To', 'The highest Row ID to report; at most 10,000,000 IDs per item'),
+		{
+			displayName: 'Options',
+			name: 'options',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: [oldBlockNamesOption],
+		},
 	],
 );
 
@@ -65,5 +74,11 @@ export async function plan(
 			return { itemIndex, error };
 		}
 	});
-	return await planCampaignReport(client, reads, run);
+	const options = (get('options', 0, {}) ?? {}) as IDataObject;
+	return await planCampaignReport(
+		client,
+		reads,
+		run,
+		readOldBlockNames(node, options.oldBlockNames),
+	);
 }

@@ -5,12 +5,18 @@ import type { VoucherApiClient } from '../../transport/client';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import { operationError } from '../../transport/errors';
 import { fieldError } from '../../shared/validation';
-import type { CampaignOrder, Order } from '../types';
+import type { CampaignOrder, OldBlockNames, Order } from '../types';
 import { campaignReportHint } from './campaignReportHint';
 import type { CampaignReport, ReportedVoucher } from './campaignReportHint';
 import { unlistedOrderDeliveryStatus, voucherDeliveryStatus } from './deliveryStatus';
 import { discoverCampaignOrders } from './discovery';
-import { blockOrderReference, blockOrders, ROW_BLOCK_SIZE, rowBlock } from './rowBlocks';
+import {
+	blockOrderReference,
+	blockOrders,
+	oldNameProblem,
+	ROW_BLOCK_SIZE,
+	rowBlock,
+} from './rowBlocks';
 
 /** The blocks an item asks about, for a campaign fed by Row ID: `count` blocks from `first`. */
 export interface BlockRange {
@@ -143,6 +149,7 @@ async function readBlocks(
 	range: BlockRange,
 	itemIndex: number,
 	concurrency: number,
+	oldNames: OldBlockNames,
 ): Promise<ReportedVoucher[]> {
 	const blocks = Array.from({ length: range.count }, (_, index) => blockAt(range, index));
 	const unread = blocks.filter((block) => !campaign.blocks.has(block));
@@ -150,8 +157,16 @@ async function readBlocks(
 	const read = await mapWithConcurrency(unread.length, concurrency, async (index) => {
 		const block = unread[index];
 		const orders: CampaignOrder[] = [];
-		for await (const order of blockOrders(client, base, block, itemIndex)) {
+		const reading = { oldNames: oldNames !== 'ignore' };
+		for await (const order of blockOrders(client, base, block, itemIndex, reading)) {
 			if (--left < 0) throw tooManyOrders(client.node, itemIndex, base);
+			if (order.oldName && oldNames === 'refuse') {
+				const [message, description] = oldNameProblem(order.reference, 'its block is not reported');
+				throw operationError(client.node, `Item ${itemIndex}: ${message}`, {
+					itemIndex,
+					description,
+				});
+			}
 			orders.push(order);
 		}
 		return foundOf(orders);
@@ -206,6 +221,7 @@ export async function planCampaignReport(
 	client: VoucherApiClient,
 	reads: ReadCampaignBase[],
 	run: RunSettings,
+	oldNames: OldBlockNames,
 ): Promise<ItemPlan> {
 	const plan: ItemPlan = { settled: [], jobs: [] };
 	const failed = () => plan.settled.filter((outcome) => 'error' in outcome).length;
@@ -221,7 +237,15 @@ export async function planCampaignReport(
 		let items: ReportedVoucher[];
 		try {
 			if (blocks) {
-				items = await readBlocks(client, base, campaign, blocks, itemIndex, run.concurrency);
+				items = await readBlocks(
+					client,
+					base,
+					campaign,
+					blocks,
+					itemIndex,
+					run.concurrency,
+					oldNames,
+				);
 			} else {
 				campaign.wholeSheet ??= foundOf(await discoverCampaignOrders(client, base, itemIndex));
 				items = campaign.wholeSheet.items;

@@ -8,7 +8,7 @@ import { waitForTerminalStatus } from '../lookup';
 import { placeOrder, ReferenceExistsError } from '../core/placeOrder';
 import type { RunTally } from '../core/runSummary';
 import type { RunReads } from './runReads';
-import { blockOrderReference, blockOrders, rowBlock } from './rowBlocks';
+import { blockOrderReference, blockOrders, oldNameProblem, rowBlock } from './rowBlocks';
 import type { BlockReading } from './rowBlocks';
 import { planNewOrders } from './newOrders';
 import type { NewOrder } from './newOrders';
@@ -100,11 +100,7 @@ async function pageBlockOrders(
 
 /** A block with orders under 0.3.0's names, when the user has not said whose they are. */
 function refuseOldNames(node: INode, rows: CampaignRow[], order: CampaignOrder): ItemOutcome[] {
-	const owner = order.reference.replace(/-\d+$/, '');
-	const why: [string, string] = [
-		`order ${order.reference} has a name of version 0.3.0, so nothing was bought for this row's block`,
-		`Version 0.3.0 named a block's orders so, and a whole-sheet campaign named "${owner}" makes the same names: whose it is cannot be read from the service. In Options, set "Orders Named by 0.3.0" to "Count as This Campaign's" if this campaign was started on 0.3.0, or to "Ignore (Another Campaign's)" if it is that whole-sheet campaign's, and run again.`,
-	];
+	const why = oldNameProblem(order.reference, "nothing was bought for this row's block");
 	return rows.map((row) => rowFailure(node, row, why));
 }
 

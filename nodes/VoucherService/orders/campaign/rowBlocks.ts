@@ -36,6 +36,15 @@ export const blockOrderReference = (base: string, block: string, number: number)
 const legacyBlockOrderReference = (base: string, block: string, number: number) =>
 	`${base}-b${block}-${number}`;
 
+/** Why a block with an order under 0.3.0's names is not used until the user says whose it is. */
+export function oldNameProblem(reference: string, what: string): [string, string] {
+	const owner = reference.replace(/-\d+$/, '');
+	return [
+		`order ${reference} has a name of version 0.3.0, so ${what}`,
+		`Version 0.3.0 named a block's orders so, and a whole-sheet campaign named "${owner}" makes the same names: whose it is cannot be read from the service. In Options, set "Orders Named by 0.3.0" to "Count as This Campaign's" if this campaign was started on 0.3.0, or to "Ignore (Another Campaign's)" if it is that whole-sheet campaign's, and run again.`,
+	];
+}
+
 /** How a block is read: `oldNames` off for a block whose 0.3.0 names are another campaign's. */
 export interface BlockReading {
 	/** One of a bounded window of blocks read at once (see findOrder). */

@@ -8,8 +8,13 @@ import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_BLOCK_ORDERS } from '../../../../../nodes/VoucherService/orders/campaign/rowBlocks';
-import { byId, campaignSandboxForThisFile, table } from '../../campaignRuns.mts';
-import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
+import {
+	byId,
+	campaignSandboxForThisFile,
+	GET_CAMPAIGN_BY_ROW_IDS,
+	table,
+} from '../../campaignRuns.mts';
+import { apiRequests, runVoucher, uniqueReference } from '../../voucherNodeRunner.mts';
 
 const { sandbox, runCampaign, placeDirectly } = await campaignSandboxForThisFile();
 
@@ -108,5 +113,29 @@ describe("the names of a block's orders", () => {
 		} finally {
 			sandbox.configure({ phantomOrders: false });
 		}
+	});
+});
+
+describe("Get Campaign of a block with orders under 0.3.0's names", () => {
+	const reportOf = (base: string, oldBlockNames?: string) =>
+		runVoucher(
+			sandbox,
+			{ ...GET_CAMPAIGN_BY_ROW_IDS, options: oldBlockNames ? { oldBlockNames } : {} },
+			{ items: [{ base, from: 0, to: 99 }], continueOnFail: true },
+		);
+
+	it('fails the item until told whose they are; then reports them, or leaves them out', async () => {
+		const base = uniqueReference('old-report');
+		const rows = table(3, 0);
+		await placeDirectly(`${base}-b0-1`, rows);
+
+		const unsure = await reportOf(base);
+		expect(String(unsure.json[0].error)).toBe(
+			`Item 0: order ${base}-b0-1 has a name of version 0.3.0, so its block is not reported`,
+		);
+		const own = await reportOf(base, 'thisCampaign');
+		expect(own.json.map((item) => item.reference)).toEqual(rows.map(() => `${base}-b0-1`));
+		const other = await reportOf(base, 'ignore');
+		expect(other.json).toEqual([]);
 	});
 });
