@@ -155,7 +155,9 @@ describe('VoucherServiceTrigger with the sandbox', () => {
 		expect(first.db.staticData).toContain('VOUCHER_UPDATED');
 
 		vi.resetModules(); // a new process: nothing kept in module memory
-		const restarted = await import('../../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node');
+		const restarted = await import(
+			'../../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node'
+		);
 		host = await startWebhookHost({
 			node: new restarted.VoucherServiceTrigger(),
 			secret: SECRET,
