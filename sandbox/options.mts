@@ -58,7 +58,7 @@ function checkFaults(f: FaultOptions): void {
 	check(typeof f === 'object' && f !== null, 'faults must be an object');
 	for (const key of Object.keys(f))
 		check(
-			[...RATES, 'retryAfterSeconds', 'seed', 'paths', 'gateway'].includes(key),
+			[...RATES, 'retryAfterSeconds', 'seed', 'paths', 'gateway', 'failedOrders'].includes(key),
 			`unknown fault option ${key}`,
 		);
 	for (const rate of RATES)
@@ -78,6 +78,10 @@ function checkFaults(f: FaultOptions): void {
 		f.paths === undefined ||
 			(Array.isArray(f.paths) && f.paths.every((p) => typeof p === 'string')),
 		'faults.paths must be an array of strings',
+	);
+	check(
+		f.failedOrders === undefined || f.failedOrders === 'unknown' || f.failedOrders === 'all',
+		'faults.failedOrders must be "unknown" or "all"',
 	);
 	check(
 		f.gateway === undefined || isGateway(f.gateway),

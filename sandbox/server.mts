@@ -21,7 +21,7 @@ import { createWebhooks } from './webhooks.mts';
 
 export type * from './types.mts';
 export { PRODUCT_CODES, SEED_VOUCHERS } from './catalog.mts';
-export { DIALECTS } from './dialect.mts';
+export { DIALECT_VALUES, DIALECTS } from './dialect.mts';
 export { sign } from './webhooks.mts';
 
 export interface Sandbox {
@@ -43,6 +43,10 @@ const GATEWAY_NOT_FOUND: Reply = {
 	),
 	headers: { 'content-type': 'text/html' },
 };
+
+/** faults.failedOrders' answer: an order, but not the one asked for, nor any that holds vouchers. */
+const FAILED_ORDER = { orderNumber: 'GW-FAILED-0', status: 'FAILED' };
+const ORDER_LOOKUP = /^\/v2\/orders\/(?!templates$)[^/]+$/;
 
 /** The dialect's rate limit: tight enough that a run's first burst is refused, with nothing to learn from but timing. */
 const DIALECT_RATE_LIMIT = {
@@ -133,6 +137,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			rateLimiter = limiter();
 	}
 
+	/** Whether faults.failedOrders answers this request (an order look-up) with FAILED_ORDER. */
+	function answersFailedOrder(method: string, path: string): boolean {
+		const { failedOrders } = opts.faults;
+		if (!failedOrders || method !== 'GET' || !ORDER_LOOKUP.test(path)) return false;
+		if (failedOrders === 'all') return true;
+		try {
+			return !state.orders.has(decodeURIComponent(path.slice('/v2/orders/'.length)));
+		} catch {
+			return true;
+		}
+	}
+
 	function onCommitted(order: SandboxOrder): void {
 		if (order.status !== 'PROCESSING') return;
 		const outcome = findProduct(order.productCode)!.outcome;
@@ -197,6 +213,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			const { admitted, headers } = rateLimiter.admit();
 			limitHeaders = headers;
 			if (!admitted) return finish(rateLimiter.refusal);
+		}
+		if (answersFailedOrder(method, path)) {
+			entry.fault = 'failedOrder';
+			return finish(json(200, { data: FAILED_ORDER, statusCode: '00', message: 'Successful' }));
 		}
 		const fault = rollFault(path, method);
 		entry.fault = fault;

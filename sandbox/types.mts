@@ -98,7 +98,8 @@ export type FaultKind =
 	| 'commitThen500'
 	| 'rateLimit'
 	| 'gateway'
-	| 'gatewayAfterCommit';
+	| 'gatewayAfterCommit'
+	| 'failedOrder';
 
 /**
  * A gateway in front of the service answering "not now" as nginx's limit_req does by default:
@@ -125,6 +126,12 @@ export interface FaultOptions {
 	seed?: number;
 	paths?: string[];
 	gateway?: GatewayFault;
+	/**
+	 * Get Order answered 200 `00` with an order that names no reference and is FAILED, before
+	 * auth and any draw: for a Reference the service does not hold (`unknown`), or for every one
+	 * (`all`, a gateway's canned answer). A reader that takes each for an order reads without end.
+	 */
+	failedOrders?: 'unknown' | 'all';
 }
 
 export interface RateLimitOptions {

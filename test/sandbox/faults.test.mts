@@ -206,3 +206,33 @@ describe('rate limit', () => {
 		for (let i = 0; i < 5; i++) expect((await countries()).status).toBe(200);
 	});
 });
+
+describe('failedOrders: look-ups answered with a FAILED order that names no reference', () => {
+	it('unknown: only References the sandbox does not hold; no draw, no other endpoint', async () => {
+		await postDownload(sbx, { reference: 'held-1' });
+		sbx.configure({ faults: { failedOrders: 'unknown', errorRate: 0 } });
+		const unknown = await call(sbx, 'GET', '/v2/orders/never-made');
+		expect(unknown.status).toBe(200);
+		expect(unknown.body).toEqual({
+			data: { orderNumber: 'GW-FAILED-0', status: 'FAILED' },
+			statusCode: '00',
+			message: 'Successful',
+		});
+		expect((await call(sbx, 'GET', '/v2/orders/held-1')).body.data.reference).toBe('held-1');
+		expect((await call(sbx, 'GET', '/v2/orders/templates')).body.data.length).toBeGreaterThan(0);
+		expect(sbx.state.requests.map((r) => r.fault)).toEqual([null, 'failedOrder', null, null]);
+	});
+
+	it('all: every look-up, before the keys are checked', async () => {
+		await postDownload(sbx, { reference: 'held-2' });
+		sbx.configure({ faults: { failedOrders: 'all' } });
+		const held = await call(sbx, 'GET', '/v2/orders/held-2', undefined, null);
+		expect(held.body.data).toEqual({ orderNumber: 'GW-FAILED-0', status: 'FAILED' });
+	});
+
+	it('refuses another reading', () => {
+		expect(() => sbx.configure({ faults: { failedOrders: 'some' as 'all' } })).toThrow(
+			/failedOrders/,
+		);
+	});
+});
