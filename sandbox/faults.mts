@@ -27,18 +27,23 @@ export type FaultRoller = (path: string, method: string) => FaultKind | null;
 /**
  * One draw per matching request, split into consecutive bands by rate, so the
  * rates are exclusive probabilities and a seed replays the same fault sequence.
- * The gateway answers before any draw, and takes none, while its count lasts.
+ * The gateway answers before any draw, and takes none, while its count lasts (after the
+ * requests it lets through first).
  */
 export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
 	const next = prng(options.seed ?? 1);
 	const prefixes = options.paths ?? ['/v2'];
 	const { gateway } = options;
 	let gatewayLeft = gateway?.count ?? Infinity;
+	let gatewayAfter = gateway?.after ?? 0;
 	return (path, method) => {
 		if (!prefixes.some((p) => path.startsWith(p))) return null;
 		if (gateway && gatewayLeft > 0 && (gateway.method ?? method) === method) {
-			gatewayLeft--;
-			return gateway.afterCommit ? 'gatewayAfterCommit' : 'gateway';
+			if (gatewayAfter > 0) gatewayAfter--;
+			else {
+				gatewayLeft--;
+				return gateway.afterCommit ? 'gatewayAfterCommit' : 'gateway';
+			}
 		}
 		const draw = next();
 		let upper = 0;
@@ -52,7 +57,9 @@ export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
 
 /** nginx's reason phrases. */
 const GATEWAY_TITLES: Record<GatewayFault['status'], string> = {
+	404: 'Not Found',
 	429: 'Too Many Requests',
+	500: 'Internal Server Error',
 	502: 'Bad Gateway',
 	503: 'Service Temporarily Unavailable',
 	504: 'Gateway Time-out',

@@ -85,7 +85,7 @@ function checkFaults(f: FaultOptions): void {
 	);
 	check(
 		f.gateway === undefined || isGateway(f.gateway),
-		'faults.gateway must be { status: 429 | 502 | 503 | 504, count?: integer >= 0, method?: string, afterCommit?: boolean, body?: html | text | json }',
+		'faults.gateway must be { status: 404 | 429 | 500 | 502 | 503 | 504, count?: integer >= 0, after?: integer >= 0, method?: string, afterCommit?: boolean, body?: html | text | json }',
 	);
 }
 
@@ -95,10 +95,11 @@ function isGateway(v: unknown): boolean {
 		typeof g === 'object' &&
 		g !== null &&
 		Object.keys(g).every((key) =>
-			['status', 'count', 'method', 'afterCommit', 'body'].includes(key),
+			['status', 'count', 'after', 'method', 'afterCommit', 'body'].includes(key),
 		) &&
-		[429, 502, 503, 504].includes(g.status) &&
+		[404, 429, 500, 502, 503, 504].includes(g.status) &&
 		(g.count === undefined || isInt(g.count, 0)) &&
+		(g.after === undefined || isInt(g.after, 0)) &&
 		(g.method === undefined || typeof g.method === 'string') &&
 		(g.afterCommit === undefined || typeof g.afterCommit === 'boolean') &&
 		(g.body === undefined || ['html', 'text', 'json'].includes(g.body))

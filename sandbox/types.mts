@@ -103,12 +103,15 @@ export type FaultKind =
 
 /**
  * A gateway in front of the service answering "not now" as nginx's limit_req does by default:
- * an error page and no Retry-After.
+ * an error page and no Retry-After. Or, with 404 or 500, a proxy whose route or upstream
+ * broke for a while.
  */
 export interface GatewayFault {
-	status: 429 | 502 | 503 | 504;
+	status: 404 | 429 | 500 | 502 | 503 | 504;
 	/** How many requests (of `method`, under `paths`) it answers so from when it is set; then none. All if absent. */
 	count?: number;
+	/** How many such requests it lets through first: a gateway that breaks in the middle of a run. */
+	after?: number;
 	method?: string;
 	/** The service handles the request first (an order is committed and paid), then the gateway answers: a timeout after the work. */
 	afterCommit?: boolean;

@@ -136,8 +136,18 @@ describe('a gateway in front of the service', () => {
 		check(res);
 	});
 
+	it('lets `after` requests of its method through first, then answers 404 with its own page', async () => {
+		await postDownload(sbx, { reference: 'g-held' });
+		sbx.configure({ faults: { gateway: { status: 404, count: 1, after: 1, method: 'GET' } } });
+		expect((await call(sbx, 'GET', '/v2/orders/g-held')).status).toBe(200);
+		const broken = await call(sbx, 'GET', '/v2/orders/g-held');
+		expect(broken.status).toBe(404);
+		expect(broken.text).toContain('<title>404 Not Found</title>');
+		expect((await call(sbx, 'GET', '/v2/orders/g-held')).status).toBe(200);
+	});
+
 	it('refuses a gateway it cannot play', () => {
-		expect(() => sbx.configure({ faults: { gateway: { status: 500 as 502 } } })).toThrow(
+		expect(() => sbx.configure({ faults: { gateway: { status: 418 as 502 } } })).toThrow(
 			/faults.gateway must be/,
 		);
 	});
