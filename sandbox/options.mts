@@ -58,7 +58,7 @@ function checkFaults(f: FaultOptions): void {
 	check(typeof f === 'object' && f !== null, 'faults must be an object');
 	for (const key of Object.keys(f))
 		check(
-			[...RATES, 'retryAfterSeconds', 'seed', 'paths', 'gateway', 'failedOrders'].includes(key),
+			[...RATES, 'retryAfterSeconds', 'seed', 'drawBy', 'paths', 'gateway', 'failedOrders'].includes(key),
 			`unknown fault option ${key}`,
 		);
 	for (const rate of RATES)
@@ -78,6 +78,10 @@ function checkFaults(f: FaultOptions): void {
 		f.paths === undefined ||
 			(Array.isArray(f.paths) && f.paths.every((p) => typeof p === 'string')),
 		'faults.paths must be an array of strings',
+	);
+	check(
+		f.drawBy === undefined || f.drawBy === 'sequence' || f.drawBy === 'request',
+		'faults.drawBy must be "sequence" or "request"',
 	);
 	check(
 		f.failedOrders === undefined || f.failedOrders === 'unknown' || f.failedOrders === 'all',

@@ -218,7 +218,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			entry.fault = 'failedOrder';
 			return finish(json(200, { data: FAILED_ORDER, statusCode: '00', message: 'Successful' }));
 		}
-		const fault = rollFault(path, method);
+		const reference = (body as { reference?: unknown } | null)?.reference;
+		const fault = rollFault(path, method, typeof reference === 'string' ? reference : '');
 		entry.fault = fault;
 		const gateway = opts.faults.gateway;
 		if (fault === 'gateway' && gateway) return finish(gatewayReply(gateway));

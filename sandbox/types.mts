@@ -127,6 +127,8 @@ export interface FaultOptions {
 	rateLimitRate?: number;
 	retryAfterSeconds?: number;
 	seed?: number;
+	/** `sequence` (the default): the n-th request draws the n-th number; `request`: each request draws by what it is (see faults.mts). */
+	drawBy?: 'sequence' | 'request';
 	paths?: string[];
 	gateway?: GatewayFault;
 	/**

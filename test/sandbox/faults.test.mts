@@ -181,6 +181,24 @@ describe('fault selection', () => {
 	});
 });
 
+describe('faults drawn by request', () => {
+	it('drawBy request: the same requests meet the same faults in any order', async () => {
+		const faultsOf = async (paths: string[]) => {
+			sbx.configure({ faults: { errorRate: 0.5, seed: 3, drawBy: 'request' } });
+			const statuses = new Map<string, number[]>();
+			for (const path of paths)
+				statuses.set(path, [...(statuses.get(path) ?? []), (await call(sbx, 'GET', path)).status]);
+			return statuses;
+		};
+		const paths = Array.from({ length: 12 }, (_, i) => `/v2/orders/r-${i % 6}`);
+		const forward = await faultsOf(paths);
+		const backward = await faultsOf([...paths].reverse());
+		expect(backward).toEqual(forward);
+		expect([...forward.values()].flat()).toContain(500);
+		expect([...forward.values()].flat()).toContain(200);
+	});
+});
+
 describe('rate limit', () => {
 	afterAll(() => sbx.configure({ rateLimitPerSecond: 0 }));
 	const countries = () => call(sbx, 'GET', '/v2/countries');
