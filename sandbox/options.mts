@@ -58,7 +58,15 @@ function checkFaults(f: FaultOptions): void {
 	check(typeof f === 'object' && f !== null, 'faults must be an object');
 	for (const key of Object.keys(f))
 		check(
-			[...RATES, 'retryAfterSeconds', 'seed', 'drawBy', 'paths', 'gateway', 'failedOrders'].includes(key),
+			[
+				...RATES,
+				'retryAfterSeconds',
+				'seed',
+				'drawBy',
+				'paths',
+				'gateway',
+				'failedOrders',
+			].includes(key),
 			`unknown fault option ${key}`,
 		);
 	for (const rate of RATES)

@@ -1,0 +1,253 @@
+/**
+ * The rules each execution is held to on its own (model.mts): every row one outcome, each
+ * outcome true (C8), `row_number` refused (C5), nothing sent that the spec refuses (C10), no
+ * read past its cap (C11); and the campaign report against the books.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import type { Books, ExecutionRecord } from './books.mts';
+import {
+	claims,
+	kobo,
+	ORDER_READ_CAP,
+	outcomeOf,
+	recipientKey,
+	scopeOf,
+	specRefusal,
+	validInput,
+} from './model.mts';
+import type { ModelRow, Outcome } from './model.mts';
+
+const ORDER_LOOKUP = /^\/v2\/orders\/(?!templates$)([^/]+)$/;
+
+/** Distinct orders looked up, and how many scopes the execution may read (blocks, discovery, checks). */
+function reads(execution: ExecutionRecord) {
+	const lookedUp = new Set(
+		execution.result.requests
+			.filter((r) => r.method === 'GET' && !r.unsent && ORDER_LOOKUP.test(r.path))
+			.map((r) => r.path),
+	);
+	const scopes = new Set(execution.rows.map((row) => scopeOf(row.rowId))).size;
+	return { count: lookedUp.size, allowed: ORDER_READ_CAP * (scopes + 2) };
+}
+
+/** C10 and C11: what was sent, killed or not. */
+function checkRequests(books: Books, execution: ExecutionRecord): void {
+	const { step, result, options, limits } = execution;
+	const creates = result.requests.filter((r) => r.method === 'POST' && !r.unsent);
+	for (const create of creates) {
+		const refusal = specRefusal(create.body ?? {}, limits);
+		if (refusal)
+			books.fail(
+				'C10',
+				'spec-refused-request-sent',
+				step,
+				`${execution.id}: create of ${String(create.body?.reference)}: ${refusal}`,
+			);
+	}
+	if (options.dryRun && creates.length > 0)
+		books.fail('C10', 'dry-run-created', step, `${execution.id} sent ${creates.length} creates`);
+	// A create sent again under the next number after losing a race buys its rows once.
+	const spent = books.spentBy(execution.id);
+	if (limits.runNgn > 0 && spent > kobo(limits.runNgn))
+		books.fail(
+			'C10',
+			'over-run-limit',
+			step,
+			`${execution.id} bought ${spent / 100} NGN, limit ${limits.runNgn}`,
+		);
+	const { count, allowed } = reads(execution);
+	if (result.runaway || count > allowed)
+		books.fail(
+			'C11',
+			'read-past-cap',
+			step,
+			`${execution.id} looked up ${count} orders${result.runaway ? ' and was cut off' : ''}, cap ${allowed}`,
+		);
+}
+
+interface Claim {
+	row: ModelRow;
+	json: IDataObject;
+	outcome: Outcome;
+}
+
+function checkVoucher(books: Books, execution: ExecutionRecord, { row, json, outcome }: Claim) {
+	const fail = (invariant: string, detail: string) =>
+		books.fail(
+			'C8',
+			invariant,
+			execution.step,
+			`${execution.id} row ${row.line} (${row.email.trim()}, ${row.amount}): ${detail}`,
+		);
+	const voucher = json.voucher as IDataObject;
+	const found = books.voucherBySerial(String(voucher.serial));
+	if (!found) return fail('voucher-not-in-books', `serial ${String(voucher.serial)} is no voucher`);
+	const { order } = found;
+	const owner = books.ownerOf(order.reference);
+	if (order.reference !== json.reference)
+		fail(
+			'voucher-not-in-named-order',
+			`its voucher is in ${order.reference}, the output names ${String(json.reference)}`,
+		);
+	if (!owner || owner.base !== execution.base)
+		fail('voucher-of-another-campaign', `${order.reference} was made by "${owner?.base}"`);
+	else if (owner.scope !== scopeOf(row.rowId))
+		fail(
+			'voucher-of-another-scope',
+			`${order.reference} holds ${owner.scope}, the row is in ${scopeOf(row.rowId)}`,
+		);
+	if (
+		recipientKey(found.voucher) !== recipientKey(row) ||
+		kobo(found.voucher.value) !== kobo(row.amount)
+	)
+		fail('voucher-not-rows-own', `the voucher is ${found.voucher.email} at ${found.voucher.value}`);
+	if (kobo(voucher.value) !== kobo(found.voucher.value))
+		fail('voucher-misreported', `value ${String(voucher.value)} for ${found.voucher.value}`);
+	if (
+		outcome.kind === 'voucher' &&
+		!outcome.alreadyExisted &&
+		owner &&
+		owner.step !== execution.step
+	)
+		fail('bought-but-older', `${order.reference} was made in step ${owner.step}`);
+}
+
+function checkNotConfirmed(books: Books, execution: ExecutionRecord, { row, json }: Claim) {
+	const fail = (invariant: string, detail: string) =>
+		books.fail(
+			'C8',
+			invariant,
+			execution.step,
+			`${execution.id} row ${row.line} (${row.email.trim()}, ${row.amount}): ${detail}`,
+		);
+	const order = books.order(String(json.reference));
+	if (!order || order.orderNumber !== json.orderNumber)
+		return fail(
+			'not-confirmed-order-missing',
+			`names ${String(json.reference)} ${String(json.orderNumber)}`,
+		);
+	if (books.ownerOf(order.reference)?.base !== execution.base)
+		fail('voucher-of-another-campaign', `${order.reference} is another campaign's`);
+	const holds = order.recipients.some((r) => recipientKey(r) === recipientKey(row));
+	if (!holds || kobo(order.amount) !== kobo(row.amount))
+		fail('not-confirmed-order-lacks-row', `${order.reference} does not hold the row`);
+}
+
+/** Output items by the input item they are paired to. */
+function itemsByRow(output: INodeExecutionData[], rows: number): INodeExecutionData[][] {
+	const byRow = Array.from({ length: rows }, (): INodeExecutionData[] => []);
+	for (const item of output) {
+		const index = (item.pairedItem as { item?: number } | undefined)?.item;
+		if (index !== undefined && index in byRow) byRow[index].push(item);
+	}
+	return byRow;
+}
+
+/** Every rule of one campaign execution; a killed one is held only to what it sent. */
+export function checkExecution(books: Books, execution: ExecutionRecord): void {
+	const { step, result, rows, options } = execution;
+	checkRequests(books, execution);
+	if (result.killed || result.runaway) return;
+	if (result.error || !result.output) {
+		if (options.continueOnFail)
+			books.fail('C8', 'execution-threw', step, `${execution.id}: ${result.error?.message}`);
+		else if (!rows.every(validInput) && result.requests.length > 0)
+			books.fail(
+				'C10',
+				'bad-input-sent-requests',
+				step,
+				`${execution.id} sent ${result.requests.length} requests`,
+			);
+		return;
+	}
+	const serials = new Map<string, number>();
+	const posted = result.requests
+		.filter((r) => r.method === 'POST')
+		.map((r) => String(r.body?.reference));
+	itemsByRow(result.output, rows.length).forEach((items, index) => {
+		const row = rows[index];
+		if (items.length !== 1) {
+			books.fail(
+				'C8',
+				'row-without-one-outcome',
+				step,
+				`${execution.id} row ${row.line} has ${items.length} outcomes`,
+			);
+			return;
+		}
+		const [{ json, error }] = items;
+		const outcome = outcomeOf(json, error !== undefined || typeof json.error === 'string');
+		const claim = { row, json, outcome };
+		const fail = (rule: string, invariant: string, detail: string) =>
+			books.fail(
+				rule,
+				invariant,
+				step,
+				`${execution.id} row ${row.line} (${row.email.trim()}, ${row.amount}): ${detail}`,
+			);
+		if (!validInput(row) && outcome.kind !== 'notBought')
+			fail('C8', 'bad-input-not-refused', JSON.stringify(json));
+		if (execution.rowIdColumn === 'row_number' && claims(outcome))
+			fail('C5', 'unstable-row-id-accepted', `Row ID Column row_number gave ${outcome.kind}`);
+		if (outcome.kind === 'dryRun' && !options.dryRun) fail('C8', 'dry-run-output', 'not a dry run');
+		if (outcome.kind === 'voucherNullUnmarked')
+			fail(
+				'C8',
+				'voucher-null-not-marked',
+				`OK with voucher null and no confirmed: false (${String(json.reference)} ${String(json.status)})`,
+			);
+		if (outcome.kind === 'notConfirmed') checkNotConfirmed(books, execution, claim);
+		if (
+			outcome.kind === 'unknown' &&
+			!posted.some((reference) => String(json.error).includes(reference))
+		)
+			fail('C8', 'unknown-names-no-order', String(json.error));
+		if (outcome.kind !== 'voucher') return;
+		checkVoucher(books, execution, claim);
+		const serial = String((json.voucher as IDataObject).serial);
+		const other = serials.get(serial);
+		if (other !== undefined)
+			fail('C8', 'serial-claimed-twice', `serial ${serial} is also row ${other}'s`);
+		serials.set(serial, row.line);
+	});
+}
+
+/** Get Campaign: one item per voucher of the campaign and none of another's (C1, C8). */
+export function checkReport(books: Books, execution: ExecutionRecord): void {
+	const { step, result, base } = execution;
+	checkRequests(books, execution);
+	if (result.runaway) return;
+	if (result.error || !result.output) {
+		books.fail('C8', 'report-failed', step, `${execution.id}: ${result.error?.message}`);
+		return;
+	}
+	const reported = new Set<string>();
+	const unlisted = new Set<string>();
+	for (const { json } of result.output) {
+		if (json.vouchersListed === false) unlisted.add(String(json.reference));
+		if (json.serial === null || json.serial === undefined) continue;
+		reported.add(String(json.serial));
+		const found = books.voucherBySerial(String(json.serial));
+		const owner = found && books.ownerOf(found.order.reference);
+		if (owner?.base !== base)
+			books.fail(
+				'C1',
+				'report-foreign-voucher',
+				step,
+				`report of "${base}" lists serial ${String(json.serial)} of ${found?.order.reference ?? 'no order'}`,
+			);
+	}
+	const mode = books.modeOf(base);
+	for (const { order, scope } of books.ordersOf(base)) {
+		if ((scope === 'sheet') !== (mode === 'sheet') || unlisted.has(order.reference)) continue;
+		for (const voucher of order.vouchers)
+			if (!reported.has(String(voucher.serial)))
+				books.fail(
+					'C8',
+					'report-missing-voucher',
+					step,
+					`report of "${base}" lacks serial ${voucher.serial} of ${order.reference}`,
+				);
+	}
+}

@@ -1,0 +1,82 @@
+/**
+ * One worker of `npm run sim` (scripts/sim.mts): runs SIM_RUNS cases from SIM_SEED against a
+ * sandbox of its own, shrinks each failure to its smallest case and goes on with the next
+ * seed, then writes what it found to SIM_OUT. With SIM_PATH (or SIM_CASE, a case's JSON) it
+ * replays one case and prints every execution of it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+import fc from 'fast-check';
+import { afterAll, it } from 'vitest';
+
+import { startSandbox } from '../../sandbox/server.mts';
+import { simCases } from './generate.mts';
+import type { SimCase } from './generate.mts';
+import { describeExecution, describeViolations, simProperty, simulate } from './simulate.mts';
+
+const env = process.env;
+const skip = (env.SIM_SKIP ?? '').split(',').filter(Boolean);
+const sbx = await startSandbox();
+afterAll(async () => await sbx.close());
+
+export interface WorkerReport {
+	runs: number;
+	ms: number;
+	failures: Array<{
+		seed: number;
+		path: string;
+		case: SimCase;
+		violations: string;
+		shrinkMs: number;
+	}>;
+}
+
+it('simulates', async () => {
+	if (env.SIM_PATH !== undefined || env.SIM_CASE !== undefined) {
+		const replayed: SimCase =
+			env.SIM_CASE !== undefined
+				? (JSON.parse(readFileSync(env.SIM_CASE, 'utf8')) as SimCase)
+				: caseAt(Number(env.SIM_SEED), env.SIM_PATH!);
+		const violations = await simulate(sbx, replayed, {
+			trace: (record) => console.log(describeExecution(record)),
+		});
+		console.log(JSON.stringify(replayed));
+		console.log(describeViolations(violations) || 'no rule broken');
+		return;
+	}
+	const report: WorkerReport = { runs: 0, ms: 0, failures: [] };
+	const wanted = Number(env.SIM_RUNS);
+	const started = performance.now();
+	for (let seed = Number(env.SIM_SEED); report.runs < wanted; seed++) {
+		const before = performance.now();
+		const details = await fc.check(simProperty(sbx, { skip }), {
+			seed,
+			numRuns: wanted - report.runs,
+		});
+		report.runs += details.numRuns;
+		if (details.failed) {
+			report.failures.push({
+				seed,
+				path: details.counterexamplePath ?? '',
+				case: details.counterexample![0],
+				violations: String((details.errorInstance as Error | undefined)?.message ?? ''),
+				shrinkMs: Math.round(performance.now() - before),
+			});
+		}
+	}
+	report.ms = Math.round(performance.now() - started);
+	writeFileSync(env.SIM_OUT!, JSON.stringify(report));
+});
+
+/** The case fast-check's seed and path name: the first value the property is run on. */
+function caseAt(seed: number, path: string): SimCase {
+	let found: SimCase | undefined;
+	fc.check(
+		fc.property(simCases, (generated) => {
+			found = generated;
+			return false;
+		}),
+		{ seed, path, endOnFailure: true },
+	);
+	return found!;
+}
