@@ -34,9 +34,12 @@ export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
 	const prefixes = options.paths ?? ['/v2'];
 	const { gateway } = options;
 	let gatewayLeft = gateway?.count ?? Infinity;
+	let gatewaySkip = gateway?.skip ?? 0;
 	return (path, method) => {
 		if (!prefixes.some((p) => path.startsWith(p))) return null;
-		if (gateway && gatewayLeft > 0 && (gateway.method ?? method) === method) {
+		const throughGateway = gateway && (gateway.method ?? method) === method;
+		if (throughGateway && gatewaySkip > 0) gatewaySkip--;
+		else if (throughGateway && gatewayLeft > 0) {
 			gatewayLeft--;
 			return gateway.afterCommit ? 'gatewayAfterCommit' : 'gateway';
 		}
@@ -52,6 +55,7 @@ export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
 
 /** nginx's reason phrases. */
 const GATEWAY_TITLES: Record<GatewayFault['status'], string> = {
+	404: 'Not Found',
 	429: 'Too Many Requests',
 	502: 'Bad Gateway',
 	503: 'Service Temporarily Unavailable',

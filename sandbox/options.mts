@@ -25,6 +25,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	acceptDuplicateReferences: false,
 	faults: {},
 	gatewayNotFound: [],
+	phantomOrders: false,
 	echoAuthorization: null,
 	webhooks: [],
 	dialect: DEFAULT_DIALECT,
@@ -81,7 +82,7 @@ function checkFaults(f: FaultOptions): void {
 	);
 	check(
 		f.gateway === undefined || isGateway(f.gateway),
-		'faults.gateway must be { status: 429 | 502 | 503 | 504, count?: integer >= 0, method?: string, afterCommit?: boolean, body?: html | text | json }',
+		'faults.gateway must be { status: 404 | 429 | 502 | 503 | 504, count?: integer >= 0, skip?: integer >= 0, method?: string, afterCommit?: boolean, body?: html | text | json }',
 	);
 }
 
@@ -91,10 +92,11 @@ function isGateway(v: unknown): boolean {
 		typeof g === 'object' &&
 		g !== null &&
 		Object.keys(g).every((key) =>
-			['status', 'count', 'method', 'afterCommit', 'body'].includes(key),
+			['status', 'count', 'skip', 'method', 'afterCommit', 'body'].includes(key),
 		) &&
-		[429, 502, 503, 504].includes(g.status) &&
+		[404, 429, 502, 503, 504].includes(g.status) &&
 		(g.count === undefined || isInt(g.count, 0)) &&
+		(g.skip === undefined || isInt(g.skip, 0)) &&
 		(g.method === undefined || typeof g.method === 'string') &&
 		(g.afterCommit === undefined || typeof g.afterCommit === 'boolean') &&
 		(g.body === undefined || ['html', 'text', 'json'].includes(g.body))
@@ -205,6 +207,9 @@ export function applyOptions(
 					v === null || v === 'text' || v === 'envelope',
 					'echoAuthorization must be null, "text" or "envelope"',
 				);
+				break;
+			case 'phantomOrders':
+				check(typeof v === 'boolean', 'phantomOrders must be true or false');
 				break;
 			case 'gatewayNotFound':
 				check(

@@ -36,6 +36,10 @@ export interface Sandbox {
 }
 
 const INTERNAL_ERROR: Reply = text(500, 'Internal Server Error');
+/** Get Order's path (templates excepted), answered by `phantomOrders` with an order naming no Reference. */
+const PHANTOM_PATH = /^\/v2\/orders\/(?!templates$)[^/]+$/;
+const PHANTOM_ORDER = { orderNumber: 'SBX-PHANTOM', status: 'FAILED', vouchers: null };
+
 const GATEWAY_NOT_FOUND: Reply = {
 	...text(
 		404,
@@ -232,6 +236,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			);
 		if (identity.access === 'forbidden') return finish(errorReply(opts.dialect, 403, 'Forbidden'));
 
+		if (opts.phantomOrders && method === 'GET' && PHANTOM_PATH.test(path))
+			return finish(json(200, { data: PHANTOM_ORDER, statusCode: '00', message: 'Successful' }));
 		const reply = routeApi(
 			{
 				state,

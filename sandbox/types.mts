@@ -105,9 +105,12 @@ export type FaultKind =
  * an error page and no Retry-After.
  */
 export interface GatewayFault {
-	status: 429 | 502 | 503 | 504;
+	/** 404: a gateway that misses the route (nginx's page), as in front of a look-up that must not read as "no such order". */
+	status: 404 | 429 | 502 | 503 | 504;
 	/** How many requests (of `method`, under `paths`) it answers so from when it is set; then none. All if absent. */
 	count?: number;
+	/** How many such requests it lets through first (a block's read before its create, say). */
+	skip?: number;
 	method?: string;
 	/** The service handles the request first (an order is committed and paid), then the gateway answers: a timeout after the work. */
 	afterCommit?: boolean;
@@ -170,6 +173,8 @@ export interface SandboxOptions {
 	echoAuthorization?: 'text' | 'envelope' | null;
 	/** Text in a raw path on which a gateway in front answers 404 with its own HTML page, unseen by the service (as Apache does to `%2F`, IIS to `%25`). */
 	gatewayNotFound?: string[];
+	/** Get Order answers every Reference with a FAILED order that names none, as a broken service or a misrouting gateway might. */
+	phantomOrders?: boolean;
 	webhooks?: WebhookTarget[];
 	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */
 	dialect?: Partial<Dialect>;
