@@ -54,15 +54,14 @@ export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
 	const prefixes = options.paths ?? ['/v2'];
 	const { gateway } = options;
 	let gatewayLeft = gateway?.count ?? Infinity;
-	let gatewayAfter = gateway?.after ?? 0;
+	let gatewaySkip = gateway?.skip ?? 0;
 	return (path, method, request = '') => {
 		if (!prefixes.some((p) => path.startsWith(p))) return null;
-		if (gateway && gatewayLeft > 0 && (gateway.method ?? method) === method) {
-			if (gatewayAfter > 0) gatewayAfter--;
-			else {
-				gatewayLeft--;
-				return gateway.afterCommit ? 'gatewayAfterCommit' : 'gateway';
-			}
+		const throughGateway = gateway && (gateway.method ?? method) === method;
+		if (throughGateway && gatewaySkip > 0) gatewaySkip--;
+		else if (throughGateway && gatewayLeft > 0) {
+			gatewayLeft--;
+			return gateway.afterCommit ? 'gatewayAfterCommit' : 'gateway';
 		}
 		const draw = next(`${method} ${path} ${request}`);
 		let upper = 0;

@@ -25,6 +25,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	acceptDuplicateReferences: false,
 	faults: {},
 	gatewayNotFound: [],
+	phantomOrders: false,
 	echoAuthorization: null,
 	webhooks: [],
 	dialect: DEFAULT_DIALECT,
@@ -58,15 +59,7 @@ function checkFaults(f: FaultOptions): void {
 	check(typeof f === 'object' && f !== null, 'faults must be an object');
 	for (const key of Object.keys(f))
 		check(
-			[
-				...RATES,
-				'retryAfterSeconds',
-				'seed',
-				'drawBy',
-				'paths',
-				'gateway',
-				'failedOrders',
-			].includes(key),
+			[...RATES, 'retryAfterSeconds', 'seed', 'drawBy', 'paths', 'gateway'].includes(key),
 			`unknown fault option ${key}`,
 		);
 	for (const rate of RATES)
@@ -92,12 +85,8 @@ function checkFaults(f: FaultOptions): void {
 		'faults.drawBy must be "sequence" or "request"',
 	);
 	check(
-		f.failedOrders === undefined || f.failedOrders === 'unknown' || f.failedOrders === 'all',
-		'faults.failedOrders must be "unknown" or "all"',
-	);
-	check(
 		f.gateway === undefined || isGateway(f.gateway),
-		'faults.gateway must be { status: 404 | 429 | 500 | 502 | 503 | 504, count?: integer >= 0, after?: integer >= 0, method?: string, afterCommit?: boolean, body?: html | text | json }',
+		'faults.gateway must be { status: 404 | 429 | 500 | 502 | 503 | 504, count?: integer >= 0, skip?: integer >= 0, method?: string, afterCommit?: boolean, body?: html | text | json }',
 	);
 }
 
@@ -107,11 +96,11 @@ function isGateway(v: unknown): boolean {
 		typeof g === 'object' &&
 		g !== null &&
 		Object.keys(g).every((key) =>
-			['status', 'count', 'after', 'method', 'afterCommit', 'body'].includes(key),
+			['status', 'count', 'skip', 'method', 'afterCommit', 'body'].includes(key),
 		) &&
 		[404, 429, 500, 502, 503, 504].includes(g.status) &&
 		(g.count === undefined || isInt(g.count, 0)) &&
-		(g.after === undefined || isInt(g.after, 0)) &&
+		(g.skip === undefined || isInt(g.skip, 0)) &&
 		(g.method === undefined || typeof g.method === 'string') &&
 		(g.afterCommit === undefined || typeof g.afterCommit === 'boolean') &&
 		(g.body === undefined || ['html', 'text', 'json'].includes(g.body))
@@ -222,6 +211,9 @@ export function applyOptions(
 					v === null || v === 'text' || v === 'envelope',
 					'echoAuthorization must be null, "text" or "envelope"',
 				);
+				break;
+			case 'phantomOrders':
+				check(typeof v === 'boolean', 'phantomOrders must be true or false');
 				break;
 			case 'gatewayNotFound':
 				check(

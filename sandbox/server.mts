@@ -36,6 +36,10 @@ export interface Sandbox {
 }
 
 const INTERNAL_ERROR: Reply = text(500, 'Internal Server Error');
+/** Get Order's path (templates excepted), answered by `phantomOrders` with an order naming no Reference. */
+const PHANTOM_PATH = /^\/v2\/orders\/(?!templates$)[^/]+$/;
+const PHANTOM_ORDER = { orderNumber: 'SBX-PHANTOM', status: 'FAILED', vouchers: null };
+
 const GATEWAY_NOT_FOUND: Reply = {
 	...text(
 		404,
@@ -43,10 +47,6 @@ const GATEWAY_NOT_FOUND: Reply = {
 	),
 	headers: { 'content-type': 'text/html' },
 };
-
-/** faults.failedOrders' answer: an order, but not the one asked for, nor any that holds vouchers. */
-const FAILED_ORDER = { orderNumber: 'GW-FAILED-0', status: 'FAILED' };
-const ORDER_LOOKUP = /^\/v2\/orders\/(?!templates$)[^/]+$/;
 
 /** The dialect's rate limit: tight enough that a run's first burst is refused, with nothing to learn from but timing. */
 const DIALECT_RATE_LIMIT = {
@@ -137,18 +137,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			rateLimiter = limiter();
 	}
 
-	/** Whether faults.failedOrders answers this request (an order look-up) with FAILED_ORDER. */
-	function answersFailedOrder(method: string, path: string): boolean {
-		const { failedOrders } = opts.faults;
-		if (!failedOrders || method !== 'GET' || !ORDER_LOOKUP.test(path)) return false;
-		if (failedOrders === 'all') return true;
-		try {
-			return !state.orders.has(decodeURIComponent(path.slice('/v2/orders/'.length)));
-		} catch {
-			return true;
-		}
-	}
-
 	function onCommitted(order: SandboxOrder): void {
 		if (order.status !== 'PROCESSING') return;
 		const outcome = findProduct(order.productCode)!.outcome;
@@ -214,10 +202,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			limitHeaders = headers;
 			if (!admitted) return finish(rateLimiter.refusal);
 		}
-		if (answersFailedOrder(method, path)) {
-			entry.fault = 'failedOrder';
-			return finish(json(200, { data: FAILED_ORDER, statusCode: '00', message: 'Successful' }));
-		}
 		const reference = (body as { reference?: unknown } | null)?.reference;
 		const fault = rollFault(path, method, typeof reference === 'string' ? reference : '');
 		entry.fault = fault;
@@ -253,6 +237,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			);
 		if (identity.access === 'forbidden') return finish(errorReply(opts.dialect, 403, 'Forbidden'));
 
+		if (opts.phantomOrders && method === 'GET' && PHANTOM_PATH.test(path))
+			return finish(json(200, { data: PHANTOM_ORDER, statusCode: '00', message: 'Successful' }));
 		const reply = routeApi(
 			{
 				state,

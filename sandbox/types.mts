@@ -98,8 +98,7 @@ export type FaultKind =
 	| 'commitThen500'
 	| 'rateLimit'
 	| 'gateway'
-	| 'gatewayAfterCommit'
-	| 'failedOrder';
+	| 'gatewayAfterCommit';
 
 /**
  * A gateway in front of the service answering "not now" as nginx's limit_req does by default:
@@ -107,11 +106,15 @@ export type FaultKind =
  * broke for a while.
  */
 export interface GatewayFault {
+	/**
+	 * 404: a gateway that misses the route (nginx's page), as in front of a look-up that must not
+	 * read as "no such order"; 500: an upstream that broke.
+	 */
 	status: 404 | 429 | 500 | 502 | 503 | 504;
 	/** How many requests (of `method`, under `paths`) it answers so from when it is set; then none. All if absent. */
 	count?: number;
-	/** How many such requests it lets through first: a gateway that breaks in the middle of a run. */
-	after?: number;
+	/** How many such requests it lets through first (a block's read before its create, say). */
+	skip?: number;
 	method?: string;
 	/** The service handles the request first (an order is committed and paid), then the gateway answers: a timeout after the work. */
 	afterCommit?: boolean;
@@ -131,12 +134,6 @@ export interface FaultOptions {
 	drawBy?: 'sequence' | 'request';
 	paths?: string[];
 	gateway?: GatewayFault;
-	/**
-	 * Get Order answered 200 `00` with an order that names no reference and is FAILED, before
-	 * auth and any draw: for a Reference the service does not hold (`unknown`), or for every one
-	 * (`all`, a gateway's canned answer). A reader that takes each for an order reads without end.
-	 */
-	failedOrders?: 'unknown' | 'all';
 }
 
 export interface RateLimitOptions {
@@ -182,6 +179,8 @@ export interface SandboxOptions {
 	echoAuthorization?: 'text' | 'envelope' | null;
 	/** Text in a raw path on which a gateway in front answers 404 with its own HTML page, unseen by the service (as Apache does to `%2F`, IIS to `%25`). */
 	gatewayNotFound?: string[];
+	/** Get Order answers every Reference with a FAILED order that names none, as a broken service or a misrouting gateway might. */
+	phantomOrders?: boolean;
 	webhooks?: WebhookTarget[];
 	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */
 	dialect?: Partial<Dialect>;

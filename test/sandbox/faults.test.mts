@@ -136,13 +136,13 @@ describe('a gateway in front of the service', () => {
 		check(res);
 	});
 
-	it('lets `after` requests of its method through first, then answers 404 with its own page', async () => {
+	it('answers 500 after letting `skip` requests of its method through (an upstream that broke)', async () => {
 		await postDownload(sbx, { reference: 'g-held' });
-		sbx.configure({ faults: { gateway: { status: 404, count: 1, after: 1, method: 'GET' } } });
+		sbx.configure({ faults: { gateway: { status: 500, count: 1, skip: 1, method: 'GET' } } });
 		expect((await call(sbx, 'GET', '/v2/orders/g-held')).status).toBe(200);
 		const broken = await call(sbx, 'GET', '/v2/orders/g-held');
-		expect(broken.status).toBe(404);
-		expect(broken.text).toContain('<title>404 Not Found</title>');
+		expect(broken.status).toBe(500);
+		expect(broken.text).toContain('<title>500 Internal Server Error</title>');
 		expect((await call(sbx, 'GET', '/v2/orders/g-held')).status).toBe(200);
 	});
 
@@ -232,35 +232,5 @@ describe('rate limit', () => {
 		expect((await countries()).status).toBe(200);
 		sbx.configure({ rateLimitPerSecond: 0 });
 		for (let i = 0; i < 5; i++) expect((await countries()).status).toBe(200);
-	});
-});
-
-describe('failedOrders: look-ups answered with a FAILED order that names no reference', () => {
-	it('unknown: only References the sandbox does not hold; no draw, no other endpoint', async () => {
-		await postDownload(sbx, { reference: 'held-1' });
-		sbx.configure({ faults: { failedOrders: 'unknown', errorRate: 0 } });
-		const unknown = await call(sbx, 'GET', '/v2/orders/never-made');
-		expect(unknown.status).toBe(200);
-		expect(unknown.body).toEqual({
-			data: { orderNumber: 'GW-FAILED-0', status: 'FAILED' },
-			statusCode: '00',
-			message: 'Successful',
-		});
-		expect((await call(sbx, 'GET', '/v2/orders/held-1')).body.data.reference).toBe('held-1');
-		expect((await call(sbx, 'GET', '/v2/orders/templates')).body.data.length).toBeGreaterThan(0);
-		expect(sbx.state.requests.map((r) => r.fault)).toEqual([null, 'failedOrder', null, null]);
-	});
-
-	it('all: every look-up, before the keys are checked', async () => {
-		await postDownload(sbx, { reference: 'held-2' });
-		sbx.configure({ faults: { failedOrders: 'all' } });
-		const held = await call(sbx, 'GET', '/v2/orders/held-2', undefined, null);
-		expect(held.body.data).toEqual({ orderNumber: 'GW-FAILED-0', status: 'FAILED' });
-	});
-
-	it('refuses another reading', () => {
-		expect(() => sbx.configure({ faults: { failedOrders: 'some' as 'all' } })).toThrow(
-			/failedOrders/,
-		);
 	});
 });

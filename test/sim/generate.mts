@@ -51,11 +51,12 @@ export interface RunOptions {
 }
 
 export interface FaultSpec {
-	rates?: Omit<FaultOptions, 'gateway' | 'paths' | 'failedOrders'>;
+	rates?: Omit<FaultOptions, 'gateway' | 'paths' | 'drawBy'>;
 	gateway?: GatewayFault;
 	/** A gateway's 404 on look-ups of this order of the base (block, number; block ignored for a whole sheet). */
 	notFound?: { block: number; number: number };
-	failedOrders?: 'unknown' | 'all';
+	/** Every look-up answered with a FAILED order that names no reference (defect 7's reading). */
+	phantomOrders?: boolean;
 }
 
 /** Pages of a paged run: all rows at once, by whole hundreds of IDs, or cut at positions of the sheet. */
@@ -193,16 +194,16 @@ const faults: fc.Arbitrary<FaultSpec> = fc.record({
 			{
 				status: fc.constantFrom(404, 429, 500, 502, 503, 504),
 				count: fc.integer({ min: 1, max: 12 }),
-				after: fc.nat(30),
+				skip: fc.nat(30),
 				method: fc.constantFrom('GET', 'POST'),
 				afterCommit: fc.boolean(),
 				body: fc.constantFrom('html', 'text', 'json'),
 			},
-			{ requiredKeys: ['status', 'count', 'after'] },
+			{ requiredKeys: ['status', 'count', 'skip'] },
 		),
 	),
 	notFound: rarely(10, fc.record({ block: fc.nat(5), number: fc.integer({ min: 1, max: 3 }) })),
-	failedOrders: rarely(150, weighted<'unknown' | 'all'>([3, 'unknown'], [1, 'all'])),
+	phantomOrders: rarely(150, fc.constant(true)),
 });
 
 const cut: fc.Arbitrary<Cut> = fc.oneof(

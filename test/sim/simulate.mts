@@ -62,9 +62,9 @@ function sandboxFaults(spec: FaultSpec, sheet: Sheet) {
 		faults: {
 			...(spec.rates ? { ...spec.rates, drawBy: 'request' as const } : {}),
 			...(spec.gateway ? { gateway: spec.gateway } : {}),
-			...(spec.failedOrders ? { failedOrders: spec.failedOrders } : {}),
 		},
 		gatewayNotFound: notFound.map((reference) => `/${reference}`),
+		phantomOrders: spec.phantomOrders === true,
 	};
 }
 
@@ -86,6 +86,7 @@ export async function simulate(
 		processingDelayMs: simCase.processingDelayMs,
 		faults: {},
 		gatewayNotFound: [],
+		phantomOrders: false,
 	});
 	const books = new Books(sbx);
 	const counter = { next: 0 };
@@ -201,7 +202,7 @@ export async function simulate(
 				together = step.kind === 'run' && step.together && sheet.rowIds !== 'none';
 			}
 			records = await execute(label, planned, together);
-			sbx.configure({ faults: {}, gatewayNotFound: [] });
+			sbx.configure({ faults: {}, gatewayNotFound: [], phantomOrders: false });
 		}
 		books.attribute(label, records);
 		for (const record of records) trace?.(record);

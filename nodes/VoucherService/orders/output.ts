@@ -22,6 +22,7 @@ function orderFlags(result: OrderResult): IDataObject {
 		// a workflow that sends codes for new orders can check before sending them twice.
 		...(result.foundByLookup && !result.alreadyExisted ? { foundByLookup: true } : {}),
 		...(result.waitTimedOut ? { waitTimedOut: true } : {}),
+		...(result.waitFailed ? { waitFailed: result.waitFailed } : {}),
 		...(pending ? { vouchersPending: true } : {}),
 		...(result.unverified ? { comparedWithRequest: false } : {}),
 		...(notices.length > 0 ? { notice: notices.join(' ') } : {}),

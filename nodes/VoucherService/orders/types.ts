@@ -73,6 +73,8 @@ export interface OrderResult {
 	alreadyExisted?: boolean;
 	/** "Wait for completion" gave up while the order was still PROCESSING. */
 	waitTimedOut?: boolean;
+	/** "Wait for completion" could not read the order it waits for: the error's message. */
+	waitFailed?: string;
 	/** Found under the reference, but listed no vouchers to compare with the request. */
 	unverified?: boolean;
 	/** Found by looking the reference up after a create whose answer was lost or refused. */
@@ -96,13 +98,23 @@ export interface CampaignRow {
 	rowId?: string;
 }
 
+/**
+ * What a campaign fed by Row ID does with a block's orders under 0.3.0's names
+ * (orders/campaign/rowBlocks.ts): stop the block, count them, or read past them.
+ */
+export type OldBlockNames = 'refuse' | 'thisCampaign' | 'ignore';
+
 /** The campaign settings of a run, read from item 0 (one setting per run). */
 export interface CampaignSettings extends CreateSettings, RunSpending {
 	recipientsPerOrder: number;
+	oldBlockNames: OldBlockNames;
 }
 
-/** An existing order of a campaign and its number in `<base>-<number>`. */
+/** An existing order of a campaign, its number in the campaign's (or block's) numbering and the Reference it was read under. */
 export interface CampaignOrder {
 	number: number;
+	reference: string;
 	order: Order;
+	/** Read under 0.3.0's name of a block's order (orders/campaign/rowBlocks.ts). */
+	oldName?: boolean;
 }

@@ -20,19 +20,19 @@ export const personKey = (p: { email?: unknown; firstName?: unknown; lastName?: 
 	[p.email, p.firstName, p.lastName].map((v) => String(v).trim().toLowerCase()).join('|');
 
 export function campaignBooks(sandbox: Sandbox) {
-	/** Whole-sheet orders `<base>-n` and paged ones `<base>-b<block>-n` alike. */
+	/** Whole-sheet orders `<base>-n` and paged ones `<base>-b<block>-n<n>` (0.3.0: `-<n>`) alike. */
 	const ofCampaign = (base: string, reference: string | null | undefined) =>
-		new RegExp(`^${base}-(b\\d+-)?\\d+$`).test(reference ?? '');
+		new RegExp(`^${base}-(b\\d+-n?)?\\d+$`).test(reference ?? '');
 	const campaignOrders = (base: string) =>
 		[...sandbox.state.orders.values()].filter((order) => ofCampaign(base, order.reference));
 
 	/**
 	 * The report Get Campaign should give, from the books: every voucher, in block (paged
-	 * orders `<base>-b<block>-n`), then order-number, then list order.
+	 * orders `<base>-b<block>-n<n>`), then order-number, then list order.
 	 */
 	function reportFromBooks(base: string): IDataObject[] {
 		const place = (reference: string) => {
-			const [, block = '-1', number = '0'] = /-(?:b(\d+)-)?(\d+)$/.exec(reference) ?? [];
+			const [, block = '-1', number = '0'] = /-(?:b(\d+)-n?)?(\d+)$/.exec(reference) ?? [];
 			return [BigInt(block), BigInt(number)];
 		};
 		const compare = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);

@@ -7,6 +7,7 @@ import type {
 	CampaignSettings,
 	CreateSettings,
 	IfReferenceExists,
+	OldBlockNames,
 	RunSpending,
 } from '../../orders/types';
 
@@ -82,6 +83,35 @@ const maxRunTotalOption: INodeProperties = {
 		'Refuse what would take the new orders of this run above this total, before sending it. 0 means no limit. Each execution (and each AI Agent tool call) is a run of its own.',
 };
 
+const OLD_BLOCK_NAMES: OldBlockNames[] = ['refuse', 'thisCampaign', 'ignore'];
+
+const oldBlockNamesOption: INodeProperties = {
+	displayName: 'Orders Named by 0.3.0',
+	name: 'oldBlockNames',
+	type: 'options',
+	default: 'refuse',
+	options: [
+		{
+			name: 'Stop the Block',
+			value: 'refuse',
+			description: "Buy nothing for the block's rows and say which order was found",
+		},
+		{
+			name: "Count as This Campaign's",
+			value: 'thisCampaign',
+			description: 'This campaign was started on 0.3.0: its rows there are held, the rest bought',
+		},
+		{
+			name: "Ignore (Another Campaign's)",
+			value: 'ignore',
+			description:
+				'They belong to a whole-sheet campaign named <base>-b<block>: buy as if they were not there',
+		},
+	],
+	description:
+		"With Row ID only. Version 0.3.0 named a block's orders <base>-b<block>-1, …, which a whole-sheet campaign named <base>-b<block> also makes, so whose an order found under such a name is cannot be told.",
+};
+
 /** Recipients per order when a campaign is split; the spec publishes no maximum. */
 export const DEFAULT_RECIPIENTS_PER_ORDER = 100;
 
@@ -117,6 +147,7 @@ export const campaignOptionsField = optionsCollection([
 	dryRunOption,
 	maxOrderTotalOption,
 	maxRunTotalOption,
+	oldBlockNamesOption,
 	{
 		displayName: 'Recipients per Order',
 		name: 'recipientsPerOrder',
@@ -196,5 +227,15 @@ export function campaignSettingsOf(
 	if (!Number.isSafeInteger(perOrder) || perOrder < 1) {
 		throw invalidOption(node, 0, 'Recipients per Order', value, 'a whole number of 1 or more');
 	}
-	return { ...settings, ...runSpendingOf(node, options, true), recipientsPerOrder: perOrder };
+	const oldNames = options.oldBlockNames ?? 'refuse';
+	if (!OLD_BLOCK_NAMES.includes(oldNames as OldBlockNames)) {
+		const accepted = OLD_BLOCK_NAMES.map((name) => `"${name}"`).join(', ');
+		throw invalidOption(node, 0, 'Orders Named by 0.3.0', oldNames, `one of ${accepted}`);
+	}
+	return {
+		...settings,
+		...runSpendingOf(node, options, true),
+		recipientsPerOrder: perOrder,
+		oldBlockNames: oldNames as OldBlockNames,
+	};
 }

@@ -39,6 +39,7 @@ import {
 	boughtRows,
 	rowFailure,
 	rowsNotBought,
+	rowsNotInOrder,
 	rowsNotSent,
 	settledOutcome,
 	splitDecisions,
@@ -61,7 +62,7 @@ async function existingOrders(
 	const orders = await discoverCampaignOrders(client, base, itemIndex);
 	const deadline = Date.now() + waitTimeoutMs;
 	return await mapWithConcurrency(orders.length, concurrency, async (index) => {
-		const { number, order } = orders[index];
+		const { order } = orders[index];
 		if (recipientsOf(order) !== 'pending') return orders[index];
 		const waited = await waitForTerminalStatus(
 			client,
@@ -69,7 +70,7 @@ async function existingOrders(
 			Math.max(0, deadline - Date.now()),
 			itemIndex,
 		);
-		return { number, order: waited.order };
+		return { ...orders[index], order: waited.order };
 	});
 }
 
@@ -102,8 +103,9 @@ function newOrderJob(
 			}
 			tally.bought.push({ request: order.request, status: result.order.status });
 			const { outcomes, missing } = boughtRows(node, rows, result);
-			if (missing) progress.failedReference ??= reference;
-			return outcomes;
+			if (missing.length === 0) return outcomes;
+			progress.failedReference ??= reference;
+			return [...outcomes, ...rowsNotInOrder(node, missing, reference)];
 		},
 	};
 }

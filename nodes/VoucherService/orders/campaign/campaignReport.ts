@@ -3,12 +3,13 @@ import type { INode } from 'n8n-workflow';
 import type { ItemPlan, RunSettings } from '../../plan';
 import type { VoucherApiClient } from '../../transport/client';
 import { mapWithConcurrency } from '../../shared/concurrency';
+import { operationError } from '../../transport/errors';
 import { fieldError } from '../../shared/validation';
 import type { CampaignOrder, Order } from '../types';
 import { campaignReportHint } from './campaignReportHint';
 import type { CampaignReport, ReportedVoucher } from './campaignReportHint';
 import { unlistedOrderDeliveryStatus, voucherDeliveryStatus } from './deliveryStatus';
-import { campaignOrderReference, discoverCampaignOrders } from './discovery';
+import { discoverCampaignOrders } from './discovery';
 import { blockOrderReference, blockOrders, ROW_BLOCK_SIZE, rowBlock } from './rowBlocks';
 
 /** The blocks an item asks about, for a campaign fed by Row ID: `count` blocks from `first`. */
@@ -29,6 +30,13 @@ export type ReadCampaignBase =
  */
 export const MAX_REPORT_BLOCKS = 100_000;
 
+/**
+ * The most orders one item's blocks may hold as read: two per block at the most blocks. Each
+ * block is capped too (rowBlocks.ts); this keeps a report of many blocks, each answered with
+ * orders without end, from reading millions before it fails.
+ */
+export const MAX_REPORT_ORDERS = 2 * MAX_REPORT_BLOCKS;
+
 const grouped = (count: number | bigint) => count.toLocaleString('en-US');
 
 /** The blocks that hold Row IDs `from` to `to`; too many is bad input, naming the item and the field. */
@@ -48,6 +56,18 @@ export function reportBlocks(
 			`Each block costs a look-up. Report at most ${grouped(MAX_REPORT_BLOCKS * ROW_BLOCK_SIZE)} Row IDs per item, in several items or executions.`,
 		);
 	return { first: first.toString(), count: Number(count) };
+}
+
+function tooManyOrders(node: INode, itemIndex: number, base: string) {
+	return operationError(
+		node,
+		`Item ${itemIndex}: the Row IDs asked for hold more than ${grouped(MAX_REPORT_ORDERS)} orders of campaign "${base}"`,
+		{
+			itemIndex,
+			description:
+				'Report a smaller range of Row IDs per item. If the range is small, the service, or something in front of it, may answer every Reference with an order.',
+		},
+	);
 }
 
 /** The order's columns on each of its items; the reference is the one looked up (the answer may omit it). */
@@ -96,9 +116,9 @@ interface Found {
 	items: ReportedVoucher[];
 }
 
-const foundOf = (orders: CampaignOrder[], reference: (number: number) => string): Found => ({
+const foundOf = (orders: CampaignOrder[]): Found => ({
 	orders: orders.length,
-	items: orders.flatMap(({ number, order }) => reportedVouchers(reference(number), order)),
+	items: orders.flatMap(({ reference, order }) => reportedVouchers(reference, order)),
 });
 
 /** What the report has read of one campaign, each part once however many items ask for it. */
@@ -126,11 +146,15 @@ async function readBlocks(
 ): Promise<ReportedVoucher[]> {
 	const blocks = Array.from({ length: range.count }, (_, index) => blockAt(range, index));
 	const unread = blocks.filter((block) => !campaign.blocks.has(block));
+	let left = MAX_REPORT_ORDERS;
 	const read = await mapWithConcurrency(unread.length, concurrency, async (index) => {
 		const block = unread[index];
 		const orders: CampaignOrder[] = [];
-		for await (const order of blockOrders(client, base, block, itemIndex)) orders.push(order);
-		return foundOf(orders, (number) => blockOrderReference(base, block, number));
+		for await (const order of blockOrders(client, base, block, itemIndex)) {
+			if (--left < 0) throw tooManyOrders(client.node, itemIndex, base);
+			orders.push(order);
+		}
+		return foundOf(orders);
 	});
 	unread.forEach((block, index) => campaign.blocks.set(block, read[index]));
 	return blocks.flatMap((block) => campaign.blocks.get(block)?.items ?? []);
@@ -199,10 +223,7 @@ export async function planCampaignReport(
 			if (blocks) {
 				items = await readBlocks(client, base, campaign, blocks, itemIndex, run.concurrency);
 			} else {
-				campaign.wholeSheet ??= foundOf(
-					await discoverCampaignOrders(client, base, itemIndex),
-					(number) => campaignOrderReference(base, number),
-				);
+				campaign.wholeSheet ??= foundOf(await discoverCampaignOrders(client, base, itemIndex));
 				items = campaign.wholeSheet.items;
 			}
 		} catch (error) {

@@ -1,4 +1,5 @@
 import type { VoucherApiClient } from '../../transport/client';
+import { operationError } from '../../transport/errors';
 import { MAX_CONCURRENCY_LIMIT, mapWithConcurrency } from '../../shared/concurrency';
 import type { CampaignOrder } from '../types';
 import { findOrder } from '../lookup';
@@ -44,7 +45,45 @@ import { findOrder } from '../lookup';
  */
 export const DISCOVERY_MISSES = MAX_CONCURRENCY_LIMIT;
 
+/**
+ * The most orders discovery reads: a million recipients at the default 100 per order. A service
+ * or gateway that answers every Reference with an order would otherwise be read without end.
+ * Larger campaigns go by Row ID, which reads only a page's own blocks.
+ */
+export const MAX_CAMPAIGN_ORDERS = 10_000;
+
 export const campaignOrderReference = (base: string, number: number) => `${base}-${number}`;
+
+function tooManyOrders(client: VoucherApiClient, base: string, itemIndex: number) {
+	return operationError(
+		client.node,
+		`Item ${itemIndex}: campaign "${base}" answers more than ${MAX_CAMPAIGN_ORDERS.toLocaleString('en-US')} orders`,
+		{
+			itemIndex,
+			description: `Nothing was bought for it. Either the service, or something in front of it, answers every Reference with an order (check ${campaignOrderReference(base, MAX_CAMPAIGN_ORDERS)} with Order → Get), or the campaign is larger than a whole sheet may be: run it by Row ID.`,
+		},
+	);
+}
+
+/**
+ * Any whole-sheet order of the campaign: by the claim above, the lowest existing number is at
+ * most DISCOVERY_MISSES, so one window finds it. Read by a campaign fed by Row ID, which must
+ * not buy under a base that already has whole-sheet orders.
+ */
+export async function anyCampaignOrder(
+	client: VoucherApiClient,
+	base: string,
+	itemIndex: number,
+	burst = false,
+): Promise<CampaignOrder | undefined> {
+	const window = await mapWithConcurrency(DISCOVERY_MISSES, DISCOVERY_MISSES, async (offset) =>
+		findOrder(client, campaignOrderReference(base, offset + 1), itemIndex, burst),
+	);
+	const offset = window.findIndex((order) => order !== undefined);
+	const order = window[offset];
+	const number = offset + 1;
+	return order && { number, reference: campaignOrderReference(base, number), order };
+}
 
 /** Every existing order of the campaign, in number order. */
 export async function discoverCampaignOrders(
@@ -58,12 +97,14 @@ export async function discoverCampaignOrders(
 	while (probed < highest + DISCOVERY_MISSES) {
 		const first = probed + 1;
 		const count = highest + DISCOVERY_MISSES - probed;
+		if (found.length > MAX_CAMPAIGN_ORDERS) throw tooManyOrders(client, base, itemIndex);
 		const window = await mapWithConcurrency(count, count, async (offset) =>
 			findOrder(client, campaignOrderReference(base, first + offset), itemIndex, true),
 		);
 		window.forEach((order, offset) => {
 			if (!order) return;
-			found.push({ number: first + offset, order });
+			const number = first + offset;
+			found.push({ number, reference: campaignOrderReference(base, number), order });
 			highest = first + offset;
 		});
 		probed = first + count - 1;

@@ -7,14 +7,22 @@ import type { CampaignOrder, CampaignRow, CampaignSettings, Order, OrderResult }
 import { waitForTerminalStatus } from '../lookup';
 import { placeOrder, ReferenceExistsError } from '../core/placeOrder';
 import type { RunTally } from '../core/runSummary';
-import { campaignOrderReference } from './discovery';
 import type { RunReads } from './runReads';
 import { blockOrderReference, blockOrders, rowBlock } from './rowBlocks';
+import type { BlockReading } from './rowBlocks';
 import { planNewOrders } from './newOrders';
 import type { NewOrder } from './newOrders';
 import { reconcile, recipientsOf } from './reconciliation';
 import type { RowDecision } from './reconciliation';
-import { boughtRows, rowFailure, rowsNotBought, rowsNotSent, splitDecisions } from './rowOutcomes';
+import {
+	boughtRows,
+	rowFailure,
+	rowsNotBought,
+	rowsNotInOrder,
+	rowsNotSent,
+	rowsUnsettled,
+	splitDecisions,
+} from './rowOutcomes';
 
 /*
  * A campaign fed in pages (Row ID set): by Loop Over Items, one page per sub-workflow or
@@ -76,17 +84,28 @@ async function settledOrder(
 async function pageBlockOrders(
 	client: VoucherApiClient,
 	base: string,
-	block: string,
 	rows: CampaignRow[],
 	deadline: number,
+	reading: BlockReading,
 ): Promise<CampaignOrder[]> {
 	const orders: CampaignOrder[] = [];
 	const { itemIndex } = rows[0];
-	for await (const { number, order } of blockOrders(client, base, block, itemIndex, true)) {
-		orders.push({ number, order: await settledOrder(client, order, deadline, itemIndex) });
+	const block = rowBlock(rows[0].rowId ?? '0');
+	for await (const found of blockOrders(client, base, block, itemIndex, reading)) {
+		orders.push({ ...found, order: await settledOrder(client, found.order, deadline, itemIndex) });
 		if (reconcile(rows, orders).every((decision) => decision.kind === 'held')) break;
 	}
 	return orders;
+}
+
+/** A block with orders under 0.3.0's names, when the user has not said whose they are. */
+function refuseOldNames(node: INode, rows: CampaignRow[], order: CampaignOrder): ItemOutcome[] {
+	const owner = order.reference.replace(/-\d+$/, '');
+	const why: [string, string] = [
+		`order ${order.reference} has a name of version 0.3.0, so nothing was bought for this row's block`,
+		`Version 0.3.0 named a block's orders so, and a whole-sheet campaign named "${owner}" makes the same names: whose it is cannot be read from the service. In Options, set "Orders Named by 0.3.0" to "Count as This Campaign's" if this campaign was started on 0.3.0, or to "Ignore (Another Campaign's)" if it is that whole-sheet campaign's, and run again.`,
+	];
+	return rows.map((row) => rowFailure(node, row, why));
 }
 
 /** Rows of a page grouped by block, in first-row order. */
@@ -135,16 +154,15 @@ export async function refuseWholeSheetOrders(
 	const rows = plan.blocks.flatMap(({ newOrders }) => newOrders.flatMap((order) => order.rows));
 	if (rows.length === 0) return [];
 	const base = rows[0].base;
-	let found: boolean;
+	let found: CampaignOrder | undefined;
 	try {
-		found = (await reads.wholeSheetOrder(base, rows[0].itemIndex)) !== undefined;
+		found = await reads.wholeSheetOrder(base, rows[0].itemIndex);
 	} catch (error) {
 		return rows.map((row) => ({ itemIndex: row.itemIndex, error }));
 	}
 	if (!found) return [];
-	const first = campaignOrderReference(base, 1);
 	const why: [string, string] = [
-		`campaign "${base}" has orders made without Row ID (${first}, …), so nothing was bought for it`,
+		`campaign "${base}" has orders made without Row ID (${found.reference}, …), so nothing was bought for it`,
 		'A campaign fed by Row ID does not read those orders, and could buy their recipients again. Use a new base reference for a campaign with Row ID, or clear Row ID Column to run this one as a whole sheet.',
 	];
 	return rows.map((row) => rowFailure(client.node, row, why));
@@ -161,8 +179,8 @@ export interface PagedPlan {
 /**
  * Reads the orders of each block of the page (up to Maximum Concurrency blocks at once),
  * matches the rows and plans the new orders of each block after its highest one. When the
- * first block has no order, the page will buy: the run's checks are read beside the other
- * blocks (runReads.ts).
+ * first block has no order under its name, the page will most likely buy: the run's checks
+ * are read beside the other blocks (runReads.ts).
  */
 export async function planPagedCampaign(
 	client: VoucherApiClient,
@@ -177,18 +195,27 @@ export async function planPagedCampaign(
 	const deadline = Date.now() + settings.waitTimeoutMs;
 	const grouped = [...blocksOf(rows)];
 	const found = await mapWithConcurrency(grouped.length, concurrency, async (index) => {
-		const [block, blockRows] = grouped[index];
-		const orders = await pageBlockOrders(client, base, block, blockRows, deadline);
-		if (index === 0 && orders.length === 0) {
+		const [, blockRows] = grouped[index];
+		// The first block has no order under its name: the page will most likely buy.
+		const readChecks = () => {
 			const { itemIndex } = blockRows[0];
 			void reads.wholeSheetOrder(base, itemIndex, true);
 			if (settings.checkWallet) void reads.wallet(itemIndex, true);
-		}
-		return orders;
+		};
+		return await pageBlockOrders(client, base, blockRows, deadline, {
+			burst: true,
+			oldNames: settings.oldBlockNames !== 'ignore',
+			onFirstMiss: index === 0 ? readChecks : undefined,
+		});
 	});
 	const plan: PagedPlan = { settled: [], held: 0, blocks: [], chunked: [] };
 	grouped.forEach(([block, blockRows], index) => {
 		const orders = found[index];
+		const old = orders.find((order) => order.oldName);
+		if (old && settings.oldBlockNames === 'refuse') {
+			plan.settled.push(...refuseOldNames(node, blockRows, old));
+			return;
+		}
 		const { settled, newRows, held } = splitDecisions(reconcile(blockRows, orders), settle);
 		plan.settled.push(...settled);
 		plan.held += held;
@@ -207,9 +234,11 @@ export async function planPagedCampaign(
 }
 
 /**
- * A block's new orders, one at a time. When another run took a number first, its order is
- * read and matched, and the rows it does not hold go on under the next number. The first
- * other failure stops the block, so the next run finds every order.
+ * A block's new orders, one at a time. When another run took a number first (its create is
+ * refused, or answered with an order that lacks our rows), that order is read and matched,
+ * and the rows it does not hold go on under the next number. The first other failure stops
+ * the block, so the next run finds every order. The job never rejects: rows settled before a
+ * failure keep their outcomes.
  */
 export function blockJob(
 	client: VoucherApiClient,
@@ -221,60 +250,67 @@ export function blockJob(
 	const { node } = client;
 	const { base, block } = plan;
 	const queue = [...plan.newOrders];
+	const orders = [...plan.orders];
+	const outcomes: ItemOutcome[] = [];
+	let lostRaces = 0;
+
+	/** Number `next.number` is `order`, another run's: match the rows still to buy, replan the rest. */
+	const taken = (next: NewOrder, order: Order) => {
+		orders.push({ number: next.number, reference: next.order.request.body.reference, order });
+		const pending = new Set([next, ...queue].flatMap((o) => o.rows));
+		const decisions = reconcile(plan.rows, orders).filter((d) => pending.has(d.row));
+		const { settled, newRows, held } = splitDecisions(decisions, settle);
+		outcomes.push(...settled);
+		tally.held += held;
+		const replanned = planNewOrders(node, newRows, settings, next.number + 1, (number) =>
+			blockOrderReference(base, block, number),
+		);
+		outcomes.push(...replanned.refused);
+		queue.splice(0, queue.length, ...replanned.orders);
+	};
+	/** The rows of `next` and every later order, when the block stops at `next`. */
+	const stop = (next: NewOrder, failed: (rows: CampaignRow[]) => ItemOutcome[]) => {
+		const { reference } = next.order.request.body;
+		outcomes.push(...failed(next.rows));
+		for (const rest of queue.splice(0)) {
+			outcomes.push(...rowsNotSent(node, rest.rows, rest.order.request.body.reference, reference));
+		}
+	};
+
 	return {
 		itemIndexes: queue.flatMap((order) => order.rows.map((row) => row.itemIndex)),
 		run: async () => {
-			const outcomes: ItemOutcome[] = [];
-			const orders = [...plan.orders];
-			let lostRaces = 0;
 			for (let next = queue.shift(); next; next = queue.shift()) {
 				const { reference } = next.order.request.body;
 				let result: OrderResult;
 				try {
 					result = await placeOrder(client, next.order, { ...settings, ifReferenceExists: 'fail' });
 				} catch (error) {
-					if (error instanceof ReferenceExistsError && lostRaces++ < MAX_LOST_RACES) {
-						const deadline = Date.now() + settings.waitTimeoutMs;
-						const order = await settledOrder(
-							client,
-							error.existing,
-							deadline,
-							next.order.itemIndex,
-						);
-						orders.push({ number: next.number, order });
-						const pending = new Set([next, ...queue].flatMap((o) => o.rows));
-						const decisions = reconcile(plan.rows, orders);
-						const { settled, newRows, held } = splitDecisions(
-							decisions.filter((decision) => pending.has(decision.row)),
-							settle,
-						);
-						outcomes.push(...settled);
-						tally.held += held;
-						const replanned = planNewOrders(node, newRows, settings, next.number + 1, (number) =>
-							blockOrderReference(base, block, number),
-						);
-						outcomes.push(...replanned.refused);
-						queue.splice(0, queue.length, ...replanned.orders);
-						continue;
+					if (!(error instanceof ReferenceExistsError) || lostRaces++ >= MAX_LOST_RACES) {
+						stop(next, (rows) => rowsNotBought(node, rows, reference, error));
+						break;
 					}
-					outcomes.push(...rowsNotBought(node, next.rows, reference, error));
-					for (const rest of queue) {
-						outcomes.push(
-							...rowsNotSent(node, rest.rows, rest.order.request.body.reference, reference),
-						);
+					const deadline = Date.now() + settings.waitTimeoutMs;
+					try {
+						taken(next, await settledOrder(client, error.existing, deadline, next.order.itemIndex));
+					} catch (lookupError) {
+						const unsettled = [next, ...queue.splice(0)].flatMap((o) => o.rows);
+						outcomes.push(...rowsUnsettled(node, unsettled, reference, lookupError));
+						break;
 					}
-					break;
+					continue;
+				}
+				const bought = boughtRows(node, next.rows, result);
+				if (bought.missing.length > 0 && lostRaces++ < MAX_LOST_RACES) {
+					// Our create was answered with an order that lacks our rows: another run's.
+					taken(next, result.order);
+					continue;
 				}
 				tally.bought.push({ request: next.order.request, status: result.order.status });
-				orders.push({ number: next.number, order: result.order });
-				const bought = boughtRows(node, next.rows, result);
+				orders.push({ number: next.number, reference, order: result.order });
 				outcomes.push(...bought.outcomes);
-				if (bought.missing) {
-					for (const rest of queue) {
-						outcomes.push(
-							...rowsNotSent(node, rest.rows, rest.order.request.body.reference, reference),
-						);
-					}
+				if (bought.missing.length > 0) {
+					stop(next, () => rowsNotInOrder(node, bought.missing, reference));
 					break;
 				}
 			}

@@ -124,7 +124,7 @@ export function chunkNewRows(rows: CampaignRow[], perOrder: number): CampaignRow
 
 /** Each row's own voucher in an order: matched by recipient and value, each voucher once. */
 export function vouchersOfRows(order: Order, rows: CampaignRow[]): Array<IDataObject | undefined> {
-	const byRecipient = vouchersByRecipient([{ number: 0, order }]);
+	const byRecipient = vouchersByRecipient([{ number: 0, reference: order.reference, order }]);
 	return rows.map((row) => {
 		const held = byRecipient
 			.get(row.recipientKey)

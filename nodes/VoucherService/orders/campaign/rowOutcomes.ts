@@ -55,7 +55,11 @@ const voucherFields = (voucher: IDataObject | undefined) =>
 			}
 		: null;
 
-/** A row's output: its recipient, its order and its own voucher. */
+/**
+ * A row's output: its recipient, its order and its own voucher. `confirmed` says the voucher
+ * is known to be the row's; without it the row names the order a re-run or Get Campaign will
+ * settle, and claims nothing more.
+ */
 function rowJson(row: CampaignRow, result: OrderResult, voucher?: IDataObject): IDataObject {
 	const { order } = result;
 	return {
@@ -65,6 +69,8 @@ function rowJson(row: CampaignRow, result: OrderResult, voucher?: IDataObject): 
 		status: order.status,
 		alreadyExisted: Boolean(result.alreadyExisted),
 		...(result.waitTimedOut ? { waitTimedOut: true } : {}),
+		...(result.waitFailed ? { waitFailed: result.waitFailed } : {}),
+		confirmed: voucher !== undefined,
 		voucher: voucherFields(voucher),
 	};
 }
@@ -127,33 +133,63 @@ export function rowsNotSent(
 }
 
 /**
- * The rows of an order this run placed, each with its own voucher. After an unanswered create
- * the order found should be ours: when it lists its recipients, each row is proven to be in
- * it, and `missing` says that some row was not (no further order should start).
+ * The rows of an order this run placed, each with its own voucher. Once the order lists its
+ * recipients, a row it does not hold was not bought by it: `missing` holds those rows. The
+ * number may have been taken by another run at once (its order answered to our create), so
+ * the caller decides what they become. A FAILED or CANCELED order holds no voucher for its
+ * rows, and a re-run buys them again. Until the list is known, rows are not confirmed.
  */
 export function boughtRows(
 	node: INode,
 	rows: CampaignRow[],
 	result: OrderResult,
-): { outcomes: ItemOutcome[]; missing: boolean } {
-	const { reference } = result.order;
+): { outcomes: ItemOutcome[]; missing: CampaignRow[] } {
+	const { reference, status } = result.order;
 	const vouchers = vouchersOfRows(result.order, rows);
-	const proven = result.foundByLookup && recipientsOf(result.order) === 'known';
-	let missing = false;
-	const outcomes = rows.map((row, index): ItemOutcome => {
-		if (proven && !vouchers[index]) {
-			missing = true;
-			return rowFailure(node, row, [
-				`this row is not in order ${reference}, which answered after an unclear create`,
-				'No voucher was bought for this row. Was the same campaign running twice at the same time? Run the workflow again to finish the job.',
-			]);
+	const known = recipientsOf(result.order) === 'known';
+	const ended = status === 'FAILED' || status === 'CANCELED';
+	const missing: CampaignRow[] = [];
+	const outcomes: ItemOutcome[] = [];
+	rows.forEach((row, index) => {
+		const voucher = vouchers[index];
+		if (known && !voucher && ended) {
+			outcomes.push(
+				rowFailure(node, row, [
+					`not bought: order ${reference} ended ${status}`,
+					'The service made no voucher for this row, and refunds what it does not deliver. Run the workflow again to buy it in a new order.',
+				]),
+			);
+		} else if (known && !voucher) {
+			missing.push(row);
+		} else {
+			// Sent by this run: with "fail" an order that predates the run is refused.
+			const bought = { ...result, alreadyExisted: false };
+			outcomes.push({ itemIndex: row.itemIndex, json: [rowJson(row, bought, voucher)] });
 		}
-		// Sent by this run: with "fail" an order that predates the run is refused, so one
-		// found after an unanswered create is this run's (proven above when listed).
-		const bought = { ...result, alreadyExisted: false };
-		return { itemIndex: row.itemIndex, json: [rowJson(row, bought, vouchers[index])] };
 	});
 	return { outcomes, missing };
+}
+
+/** Rows the order answered for them does not hold: nothing was bought for them under it. */
+export function rowsNotInOrder(node: INode, rows: CampaignRow[], reference: string) {
+	const why: [string, string] = [
+		`not bought: this row is not in order ${reference}, the order the service answered for it`,
+		'No voucher was bought for this row under that order. Was the same campaign running twice at the same time? Run the workflow again to finish the job.',
+	];
+	return rows.map((row) => rowFailure(node, row, why));
+}
+
+/**
+ * Rows whose order number another run took at once, when that order could not be read: they
+ * may be in it. Said apart from "not bought", which would be a guess.
+ */
+export function rowsUnsettled(node: INode, rows: CampaignRow[], reference: string, error: unknown) {
+	const { message } = asNodeError(node, error);
+	const why: [string, string] = [
+		`unsettled: order ${reference}, made by another run at the same time, could not be read: ${withoutItemPrefix(message)}`,
+		'This row may be in that order; nothing more was bought for it in this run. Run the workflow again (or Order → Get Campaign) to settle it.',
+	];
+	return rows.map((row) => rowFailure(node, row, why));
 }
 
 /** Decisions split into the outcomes of rows settled now, the rows to buy, and how many are held. */

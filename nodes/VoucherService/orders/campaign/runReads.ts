@@ -1,20 +1,23 @@
 import type { VoucherApiClient } from '../../transport/client';
-import type { Order } from '../types';
-import { findOrder } from '../lookup';
+import type { CampaignOrder } from '../types';
 import { readNgnBalance } from '../core/walletCheck';
 import type { NgnBalance } from '../core/walletCheck';
-import { campaignOrderReference } from './discovery';
+import { anyCampaignOrder } from './discovery';
 
 /*
  * The reads a campaign run's checks need before its first create: the wallet (Check Wallet
- * Balance First) and, for a campaign fed by Row ID, its base's first whole-sheet order. Each is
+ * Balance First) and, for a campaign fed by Row ID, any whole-sheet order of its base. Each is
  * sent once per run, for the item that first asks for it. A page whose first block has no
  * order yet will buy, so it asks for them beside its other look-ups (pagedCampaign.ts): a
  * round trip less per page, and none more on a re-run.
  */
 export interface RunReads {
 	wallet(itemIndex: number, burst?: boolean): Promise<NgnBalance>;
-	wholeSheetOrder(base: string, itemIndex: number, burst?: boolean): Promise<Order | undefined>;
+	wholeSheetOrder(
+		base: string,
+		itemIndex: number,
+		burst?: boolean,
+	): Promise<CampaignOrder | undefined>;
 }
 
 type Read<T> = (itemIndex: number, burst?: boolean) => Promise<T>;
@@ -32,14 +35,13 @@ function once<T>(read: Read<T>): Read<T> {
 }
 
 export function runReads(client: VoucherApiClient): RunReads {
-	const firstOrders = new Map<string, Read<Order | undefined>>();
+	const firstOrders = new Map<string, Read<CampaignOrder | undefined>>();
 	return {
 		wallet: once((itemIndex, burst) => readNgnBalance(client, itemIndex, burst)),
 		wholeSheetOrder(base, itemIndex, burst) {
 			let read = firstOrders.get(base);
 			if (!read) {
-				const reference = campaignOrderReference(base, 1);
-				read = once((index, asBurst) => findOrder(client, reference, index, asBurst));
+				read = once((index, asBurst) => anyCampaignOrder(client, base, index, asBurst));
 				firstOrders.set(base, read);
 			}
 			return read(itemIndex, burst);

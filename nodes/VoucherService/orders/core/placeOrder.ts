@@ -48,12 +48,13 @@ export async function placeOrder(
 ): Promise<OrderResult> {
 	const created = await createOrderSafely(client, order, settings.ifReferenceExists);
 	if (!settings.waitForCompletion) return created;
-	const waited = await waitForTerminalStatus(
-		client,
-		created,
-		settings.waitTimeoutMs,
-		order.itemIndex,
-	);
+	let waited: OrderResult;
+	try {
+		waited = await waitForTerminalStatus(client, created, settings.waitTimeoutMs, order.itemIndex);
+	} catch (error) {
+		// The order exists: a look-up that fails while waiting must not read as "not bought".
+		return { ...created, waitFailed: asNodeError(client.node, error).message };
+	}
 	return waited.unverified ? verifiedAfterWait(client, order, waited) : waited;
 }
 

@@ -43,7 +43,7 @@ describe('an order still PROCESSING that lists some vouchers', () => {
 	it('matches its listed vouchers, and blocks every other row', () => {
 		const decisions = reconcile(
 			[row(0, 'listed@example.com'), row(1, 'other@example.com')],
-			[{ number: 1, order }],
+			[{ number: 1, reference: order.reference, order }],
 		);
 		expect(decisions.map((decision) => decision.kind)).toEqual(['held', 'blocked']);
 	});

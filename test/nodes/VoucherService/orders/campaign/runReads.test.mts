@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { VoucherApiClient } from '../../../../../nodes/VoucherService/transport/client';
+import { DISCOVERY_MISSES } from '../../../../../nodes/VoucherService/orders/campaign/discovery';
 import { runReads } from '../../../../../nodes/VoucherService/orders/campaign/runReads';
 
 type Call = { path: string; itemIndex: number; burst?: boolean };
@@ -31,7 +32,7 @@ describe('the reads of a run’s checks', () => {
 		expect(calls).toEqual([expect.objectContaining({ itemIndex: 3, burst: true })]);
 	});
 
-	it('reads the whole-sheet order once per base', async () => {
+	it('reads the whole-sheet orders once per base, one window of DISCOVERY_MISSES', async () => {
 		const { client, calls } = clientAnswering(async ({ path }) => ({
 			orderNumber: 'ORD-1',
 			reference: path.split('/').at(-1),
@@ -43,7 +44,9 @@ describe('the reads of a run’s checks', () => {
 			reads.wholeSheetOrder('a', 1),
 			reads.wholeSheetOrder('b', 2),
 		]);
-		expect(calls.map((call) => call.path)).toEqual(['/v2/orders/a-1', '/v2/orders/b-1']);
+		const window = (base: string) =>
+			Array.from({ length: DISCOVERY_MISSES }, (_, i) => `/v2/orders/${base}-${i + 1}`);
+		expect(calls.map((call) => call.path).sort()).toEqual([...window('a'), ...window('b')].sort());
 	});
 
 	it('a failed read asked for early and never awaited fails nothing; awaited, it fails', async () => {

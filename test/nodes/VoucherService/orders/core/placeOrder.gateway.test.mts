@@ -126,3 +126,37 @@ describe('a gateway timeout after the service bought the order', () => {
 		});
 	});
 });
+
+describe('a look-up that fails while Wait for Completion waits', () => {
+	it("the order bought is output as it was answered, with waitFailed: never as 'not bought'", async () => {
+		const reference = uniqueReference('wait-404');
+		// The create goes through; every look-up of the order meets a gateway's 404 page.
+		sandbox.configure({
+			processingDelayMs: 60_000,
+			faults: { paths: [`/v2/orders/${reference}`], gateway: { status: 404, method: 'GET' } },
+		});
+		try {
+			const run = await runVoucher(
+				sandbox,
+				{
+					...perRow(reference),
+					reference,
+					productCode: 'VCH-SLOW-COMPLETED',
+					options: { waitForCompletion: true, waitTimeoutSeconds: 10 },
+				},
+				{ items: rows(1) },
+			);
+			expect(run.error).toBeUndefined();
+			expect(ordersUnder(reference)).toHaveLength(1);
+			expect(run.json[0]).toMatchObject({
+				reference,
+				status: 'PROCESSING',
+				alreadyExisted: false,
+				vouchersPending: true,
+			});
+			expect(String(run.json[0].waitFailed)).toMatch(/could not be looked up/);
+		} finally {
+			sandbox.configure({ processingDelayMs: 1500, faults: {} });
+		}
+	});
+});
