@@ -17,7 +17,7 @@ import {
 } from '../fields';
 import { executionParameters, readCredentialLimit, readOrderFields } from '../../shared/parameters';
 import type { ExecutionParameters } from '../../shared/parameters';
-import { recipientOrderSchema, validate } from '../../shared/validation';
+import { fieldError, recipientOrderSchema, validate } from '../../shared/validation';
 import type { ItemPlan, RunSettings } from '../../plan';
 import {
 	campaignOptionsField,
@@ -32,6 +32,12 @@ const RECIPIENT_FIELD_LABELS: Record<(typeof RECIPIENT_FIELDS)[number], string> 
 	lastName: 'Last Name',
 	email: 'Email',
 };
+
+/** The number Google Sheets gives each row it reads: the row's place in the sheet, not the row's own. */
+const SHEETS_ROW_NUMBER = 'row_number';
+
+const ROW_NUMBER_MOVES =
+	"it moves when a row above is deleted or the sheet is sorted, so one person can take another's place and be bought twice";
 
 const fromInputItems = { show: { recipientsSource: ['inputItems'] } };
 const entered = { show: { recipientsSource: ['manual'] } };
@@ -88,9 +94,8 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		displayOptions: fromInputItems,
-		hint: 'Set it to feed one campaign in pages, executions or workers, even at once',
-		description:
-			"A column of the input items with each row's own whole-number ID (such as a table's ID), or an expression for it. Each ID is bought once, whichever page or execution brings it. Empty: the whole sheet comes in one execution.",
+		hint: "An ID filled once, never Google Sheets' row_number. Set it to feed one campaign in pages, executions or workers, even at once.",
+		description: `A column of the input items with each row's own whole-number ID, filled once and never reused (a Data Table's ID, a database's primary key, a column of numbers filled down once), or an expression for it. Not Google Sheets' ${SHEETS_ROW_NUMBER}, which is refused: ${ROW_NUMBER_MOVES}. Each ID is bought once, whichever page or execution brings it. Empty: the whole sheet comes in one execution.`,
 	},
 	{
 		displayName: 'Recipient List',
@@ -211,6 +216,36 @@ const pagedCampaign = (parameters: ExecutionParameters) => {
 	return typeof raw === 'string' && raw.trim() !== '';
 };
 
+/** `row_number` as a whole name in any case, as an expression may read it (`$json["row_number"]`). */
+const READS_ROW_NUMBER = new RegExp(`(?<![\\w$])${SHEETS_ROW_NUMBER}(?![\\w$])`, 'i');
+
+/**
+ * Whether Row ID Column is Google Sheets' row number: its raw text, because n8n gives the node an
+ * expression's value, and the row number's value looks like any ID.
+ */
+function readsRowNumber(raw: unknown): boolean {
+	if (typeof raw !== 'string') return false;
+	if (raw.startsWith('=')) return READS_ROW_NUMBER.test(raw);
+	return raw.trim().toLowerCase() === SHEETS_ROW_NUMBER;
+}
+
+/** A row's Row ID. A Row ID that moves to another row buys twice, so row_number is refused by name. */
+function readRowId(
+	context: IExecuteFunctions,
+	parameters: ExecutionParameters,
+	itemIndex: number,
+): unknown {
+	if (readsRowNumber(parameters.node.parameters.rowIdField))
+		throw fieldError(
+			parameters.node,
+			itemIndex,
+			'rowIdField',
+			`Row ID Column reads ${SHEETS_ROW_NUMBER}, the number Google Sheets gives each row by its place: ${ROW_NUMBER_MOVES}`,
+			"Use an ID filled once and never reused: a column of numbers filled down once (values, not a formula such as =ROW()), a Data Table's id, or a database's primary key.",
+		);
+	return readColumnValue(context, parameters, ['rowIdField', 'Row ID Column', ''], itemIndex);
+}
+
 /** One spreadsheet row of a campaign, read and checked: its order fields and its recipient. */
 function readCampaignRow(context: IExecuteFunctions, itemIndex: number): ReadCampaignRow {
 	const parameters = executionParameters(context);
@@ -223,9 +258,7 @@ function readCampaignRow(context: IExecuteFunctions, itemIndex: number): ReadCam
 			]),
 		);
 		const paged = pagedCampaign(parameters);
-		const rowId = paged
-			? readColumnValue(context, parameters, ['rowIdField', 'Row ID Column', ''], itemIndex)
-			: undefined;
+		const rowId = paged ? readRowId(context, parameters, itemIndex) : undefined;
 		return campaignRowOf(
 			parameters.node,
 			itemIndex,

@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 
 import { recipientKey } from '../../../../../nodes/VoucherService/orders/match';
 import type { CampaignRow, Order } from '../../../../../nodes/VoucherService/orders/types';
-import { reconcile, recipientsOf } from '../../../../../nodes/VoucherService/orders/campaign/reconciliation';
+import {
+	reconcile,
+	recipientsOf,
+} from '../../../../../nodes/VoucherService/orders/campaign/reconciliation';
 
 function row(itemIndex: number, email: string): CampaignRow {
 	const recipient = { firstName: 'A', lastName: 'B', email };

@@ -2,11 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { INodeParameters } from 'n8n-workflow';
 
-import {
-	runVoucher,
-	sandboxForThisFile,
-	uniqueReference,
-} from '../../voucherNodeRunner.mts';
+import { runVoucher, sandboxForThisFile, uniqueReference } from '../../voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile({}, { resetBeforeEach: false });
 

@@ -1,0 +1,112 @@
+/**
+ * The names of a block's orders: they never meet a whole-sheet campaign's, a campaign begun on
+ * 0.3.0 (whose names do) finishes once the user says whose its orders are, and a service that
+ * answers every Reference with an order is read only up to the cap. Judged from the sandbox's
+ * books, over HTTP.
+ */
+import { describe, expect, it } from 'vitest';
+import type { IDataObject } from 'n8n-workflow';
+
+import { MAX_BLOCK_ORDERS } from '../../../../../nodes/VoucherService/orders/campaign/rowBlocks';
+import { byId, campaignSandboxForThisFile, table } from '../../campaignRuns.mts';
+import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
+
+const { sandbox, runCampaign, placeDirectly } = await campaignSandboxForThisFile();
+
+/** The recipients (e-mails) of each order of the books whose reference starts with `prefix`. */
+const ordersUnder = (prefix: string) =>
+	Object.fromEntries(
+		[...sandbox.state.orders.values()]
+			.filter((order) => order.reference.startsWith(prefix))
+			.map((order) => [order.reference, order.vouchers.map((voucher) => voucher.email).sort()]),
+	);
+
+const emails = (rows: IDataObject[]) => rows.map((row) => String(row.email)).sort();
+
+describe("the names of a block's orders", () => {
+	it("never meet a whole-sheet campaign's: promo-b1 (a whole sheet) and promo (by Row ID) each buy their own", async () => {
+		const base = uniqueReference('promo');
+		const rows = table(3, 100); // block 1
+		const batch = await runCampaign(`${base}-b1`, rows);
+		expect(batch.error).toBeUndefined();
+
+		// promo-b1-1 is also 0.3.0's name of promo's first order in block 1: whose it is cannot be
+		// read, so the block is refused until the user says (the next test); never taken as held.
+		const unsure = await runCampaign(base, rows, {}, { ...byId, continueOnFail: true });
+		expect(unsure.posts).toBe(0);
+		expect(unsure.json.every((row) => /name of version 0\.3\.0/.test(String(row.error)))).toBe(
+			true,
+		);
+
+		const paged = await runCampaign(base, rows, { oldBlockNames: 'ignore' }, byId);
+		expect(paged.error).toBeUndefined();
+		expect(paged.json.map((row) => [row.reference, row.alreadyExisted])).toEqual(
+			rows.map(() => [`${base}-b1-n1`, false]),
+		);
+		expect(ordersUnder(base)).toEqual({
+			[`${base}-b1-1`]: emails(rows),
+			[`${base}-b1-n1`]: emails(rows),
+		});
+	});
+
+	it('a campaign begun on 0.3.0: its block is refused until the user says whose the orders are, then finishes', async () => {
+		const base = uniqueReference('old');
+		const rows = table(100, 0);
+		// 0.3.0 bought the first 40 rows of block 0 in two orders.
+		await placeDirectly(`${base}-b0-1`, rows.slice(0, 20));
+		await placeDirectly(`${base}-b0-2`, rows.slice(20, 40));
+
+		const refused = await runCampaign(base, rows, {}, { ...byId, continueOnFail: true });
+		expect(refused.posts).toBe(0);
+		expect(refused.json.map((row) => row.error)).toEqual(
+			rows.map(
+				(_, i) =>
+					`Item ${i}: order ${base}-b0-1 has a name of version 0.3.0, so nothing was bought for this row's block`,
+			),
+		);
+
+		const finished = await runCampaign(base, rows, { oldBlockNames: 'thisCampaign' }, byId);
+		expect(finished.error).toBeUndefined();
+		expect(finished.json.map((row) => row.alreadyExisted)).toEqual(rows.map((_, i) => i < 40));
+		expect(ordersUnder(base)).toEqual({
+			[`${base}-b0-1`]: emails(rows.slice(0, 20)),
+			[`${base}-b0-2`]: emails(rows.slice(20, 40)),
+			[`${base}-b0-n3`]: emails(rows.slice(40)),
+		});
+
+		// A re-run reads the old names and the new one after them, and buys nothing.
+		const again = await runCampaign(base, rows, { oldBlockNames: 'thisCampaign' }, byId);
+		expect(again.posts).toBe(0);
+		expect(again.json.every((row) => row.alreadyExisted === true)).toBe(true);
+	});
+
+	it("orders under 0.3.0's names that are another campaign's: ignored, and not read", async () => {
+		const base = uniqueReference('other');
+		const rows = table(3, 0);
+		await placeDirectly(`${base}-b0-1`, rows);
+		const before = apiRequests(sandbox, 'GET').length;
+		const run = await runCampaign(base, rows, { oldBlockNames: 'ignore' }, byId);
+		expect(run.error).toBeUndefined();
+		expect(run.json.map((row) => row.reference)).toEqual(rows.map(() => `${base}-b0-n1`));
+		const paths = apiRequests(sandbox, 'GET')
+			.slice(before)
+			.map((entry) => entry.path);
+		expect(paths).not.toContain(`/v2/orders/${base}-b0-1`);
+	});
+
+	it('a service that answers every Reference with an order: the block is read up to its cap, and its rows fail clearly', async () => {
+		const base = uniqueReference('phantom');
+		sandbox.configure({ phantomOrders: true });
+		try {
+			const run = await runCampaign(base, table(3, 0), {}, { ...byId, continueOnFail: true });
+			expect(run.posts).toBe(0);
+			expect(run.gets).toBe(MAX_BLOCK_ORDERS);
+			expect(String(run.json[0].error)).toBe(
+				`Item 0: block 0 of campaign "${base}" answers more than ${MAX_BLOCK_ORDERS} orders`,
+			);
+			expect(run.json.every((row) => typeof row.error === 'string')).toBe(true);
+		} finally {
+			sandbox.configure({ phantomOrders: false });
+		}
+	});
+});
