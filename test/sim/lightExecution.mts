@@ -74,7 +74,7 @@ export interface ExecutionResult {
 }
 
 /** Requests after which any execution is cut off: far above what a generated campaign needs. */
-const MAX_REQUESTS = 20_000;
+const MAX_REQUESTS = 100_000;
 
 const ORDER_LOOKUP = /^\/v2\/orders\/(?!templates$)[^/]+$/;
 

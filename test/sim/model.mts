@@ -5,7 +5,9 @@
  *
  * C1 A campaign is its base reference. Its orders are whole-sheet (no Row ID) or paged (Row
  *    ID Column set), never both: a paged run of a base with whole-sheet orders buys nothing.
- *    No order of one campaign ever bears a name another campaign can produce or read.
+ *    No campaign creates an order under a name another campaign makes, nor takes another
+ *    campaign's order for its own. A paged campaign begun on 0.3.0 (orders `<base>-b<k>-<m>`)
+ *    finishes when the user says whose such orders are; until then its blocks buy nothing.
  * C2 Scope. A whole-sheet campaign is one scope. A paged one has a scope per block of 100 Row
  *    IDs (IDs 12300–12399 are block 123). A run matches rows only against vouchers of their
  *    own scope.
@@ -29,8 +31,8 @@
  *      the row's own recipient and value, claimed by no other row of the execution; "bought"
  *      (alreadyExisted false) only for an order made in this run or one at the same time;
  *    - not confirmed (`voucher: null`, `confirmed: false`): names the reference and order
- *      number of an order of this campaign whose recipients include the row;
- *    - "outcome unknown": names the order it may be in;
+ *      number of an order of this campaign that the row may be in;
+ *    - "outcome unknown" or "unsettled": names the order it may be in;
  *    - any other error ("not bought", refused, still PROCESSING, bad input, limits): nothing
  *      was bought for the row in that execution.
  * C9 After a clean run over the whole sheet (no faults, Wait for Completion on), every row
@@ -39,8 +41,15 @@
  *    and valid e-mails, and keeps within Maximum Order Total and Maximum Total per Run; bad
  *    input without On Error → Continue sends nothing at all; a dry run creates nothing.
  * C11 No read passes its cap: one block, one discovery and one report read a bounded number
- *    of orders, and fail clearly at the bound.
+ *    of orders (the node's MAX_BLOCK_ORDERS, MAX_CAMPAIGN_ORDERS, MAX_REPORT_ORDERS), and fail
+ *    clearly at the bound.
  */
+import {
+	DISCOVERY_MISSES,
+	MAX_CAMPAIGN_ORDERS,
+} from '../../nodes/VoucherService/orders/campaign/discovery';
+import { MAX_REPORT_ORDERS } from '../../nodes/VoucherService/orders/campaign/campaignReport';
+import { MAX_BLOCK_ORDERS } from '../../nodes/VoucherService/orders/campaign/rowBlocks';
 
 /** A sheet row as the simulator feeds it (before the node reads it). */
 export interface ModelRow {
@@ -66,12 +75,13 @@ export interface ModelVoucher {
 
 export const ROW_BLOCK_SIZE = 100;
 
-/**
- * C11's bound on the orders one block, one whole-sheet discovery or one report reads. Until the
- * node exports its own cap, this is the bound the simulator holds it to: well above what any
- * generated campaign needs (a few dozen orders per scope).
- */
-export const ORDER_READ_CAP = 200;
+/** C11's bounds, the node's own: distinct orders one whole-sheet campaign or one block reads. */
+export const READ_CAPS = {
+	sheet: MAX_CAMPAIGN_ORDERS + DISCOVERY_MISSES,
+	// A block read under 0.3.0's names and then under today's, each up to the cap.
+	block: 2 * (MAX_BLOCK_ORDERS + 1),
+	report: MAX_REPORT_ORDERS,
+};
 
 /** The Row ID Column that C5 refuses. */
 export const UNSTABLE_ROW_ID_COLUMN = 'row_number';
@@ -108,7 +118,7 @@ const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 export const validInput = (row: ModelRow) =>
 	EMAIL.test(row.email.trim()) && row.firstName.trim() !== '' && row.lastName.trim() !== '';
 
-/** Products the sandbox sells that end with a voucher for every recipient's row. */
+/** Products the sandbox sells that end with a voucher for every recipient (FAILED and CANCELED end with none). */
 export const PRODUCTS_WITH_VOUCHERS = [
 	'VCH-INSTANT',
 	'VCH-AMAZON',
@@ -180,7 +190,9 @@ export type Outcome =
 export function outcomeOf(json: Record<string, unknown>, isError: boolean): Outcome {
 	if (isError) {
 		const message = String(json.error ?? '');
-		return /outcome unknown|may or may not have been bought|was bought is unknown/.test(message)
+		return /outcome unknown|may or may not have been bought|was bought is unknown|^Item \d+: unsettled:/.test(
+			message,
+		)
 			? { kind: 'unknown' }
 			: { kind: 'notBought' };
 	}

@@ -12,8 +12,9 @@ import { Books } from './books.mts';
 import type { ExecutionRecord, Violation } from './books.mts';
 import { simCases } from './generate.mts';
 import type { FaultSpec, RunOptions, SimCase, Step } from './generate.mts';
+import { legacyRun } from './legacyRun.mts';
 import { runExecution } from './lightExecution.mts';
-import { buyable, ORDER_READ_CAP, scopeOf, UNSTABLE_ROW_ID_COLUMN } from './model.mts';
+import { buyable, READ_CAPS, scopeOf, UNSTABLE_ROW_ID_COLUMN } from './model.mts';
 import type { Limits, ModelRow } from './model.mts';
 import { checkExecution, checkReport } from './outcomes.mts';
 import { applyEdit, itemOf, openSheet, pagesOf, rowsOf, sliceOf } from './sheet.mts';
@@ -26,6 +27,7 @@ const CLEAN: RunOptions = {
 	waitTimeoutSeconds: 3600,
 	dryRun: false,
 	continueOnFail: true,
+	statesOldNames: true,
 };
 
 interface Planned {
@@ -36,8 +38,15 @@ interface Planned {
 	rowIdColumn?: Sheet['rowIds'];
 }
 
-function campaignParameters(sheet: Sheet, options: RunOptions, rowIdColumn: Sheet['rowIds']) {
-	const { continueOnFail: _, ...nodeOptions } = options;
+/** `oldNames`: what Orders Named by 0.3.0 says when the run states the truth. */
+function campaignParameters(
+	sheet: Sheet,
+	options: RunOptions,
+	rowIdColumn: Sheet['rowIds'],
+	oldNames: 'thisCampaign' | 'ignore',
+) {
+	const { continueOnFail: _, statesOldNames, ...nodeOptions } = options;
+	if (statesOldNames) Object.assign(nodeOptions, { oldBlockNames: oldNames });
 	return {
 		resource: 'order',
 		operation: 'createForRecipients',
@@ -68,6 +77,10 @@ function sandboxFaults(spec: FaultSpec, sheet: Sheet) {
 	};
 }
 
+/** Past every cap the execution may meet, it is a runaway (C11): discovery, guard and blocks. */
+const readBound = (scopes: string[]) =>
+	READ_CAPS.sheet + new Set(scopes).size * READ_CAPS.block + 100;
+
 export interface SimOptions {
 	/** Invariants not to count (the long run's --skip). */
 	skip?: string[];
@@ -94,6 +107,8 @@ export async function simulate(
 	const credential = { baseUrl: sbx.url, ...sbx.keys, maxOrderTotal: simCase.credentialLimit };
 	const cleanCredential = { ...credential, maxOrderTotal: 0 };
 	let executions = 0;
+	/** Bases begun on 0.3.0: their 0.3.0-named orders are theirs. */
+	const begunOn030 = new Set<string>();
 
 	const limitsOf = (options: RunOptions): Limits => ({
 		orderNgn: Math.min(
@@ -114,12 +129,17 @@ export async function simulate(
 			const id = `${step}.${++executions}`;
 			const result = await runExecution({
 				id,
-				parameters: campaignParameters(sheet, options, rowIdColumn),
+				parameters: campaignParameters(
+					sheet,
+					options,
+					rowIdColumn,
+					begunOn030.has(sheet.base) ? 'thisCampaign' : 'ignore',
+				),
 				items: rows.map((row) => itemOf(row, sheet)),
 				credential: clean ? cleanCredential : credential,
 				continueOnFail: options.continueOnFail,
 				kill: kill === undefined ? undefined : { after: kill },
-				maxOrderReads: ORDER_READ_CAP * (new Set(rows.map((r) => scopeOf(r.rowId))).size + 3),
+				maxOrderReads: readBound(rows.map((row) => scopeOf(row.rowId))),
 			});
 			const fed = rowIdColumn === 'none' ? rows.map((row) => ({ ...row, rowId: undefined })) : rows;
 			const limits = clean ? { orderNgn: 0, runNgn: 0 } : limitsOf(options);
@@ -148,7 +168,7 @@ export async function simulate(
 			items: [{}],
 			credential,
 			continueOnFail: true,
-			maxOrderReads: ORDER_READ_CAP * 30,
+			maxOrderReads: READ_CAPS.report + 100,
 		});
 		const options = { ...CLEAN, waitForCompletion: false };
 		const base = sheet.base;
@@ -173,6 +193,20 @@ export async function simulate(
 		let records: ExecutionRecord[];
 		if (step.kind === 'report') {
 			records = [await report(label, sheet)];
+		} else if (step.kind === 'legacy') {
+			// Only as a campaign's beginning: 0.3.0 came before every run of today's code.
+			if (sheet.rowIds !== 'id' || books.ordersOf(sheet.base).length > 0) return;
+			begunOn030.add(sheet.base);
+			const id = `${label}.${++executions}`;
+			const rows = rowsOf(sheet);
+			const requests = await legacyRun(sbx, id, sheet.base, rows);
+			const result = { hints: [], requests, killed: false, runaway: false };
+			const options = CLEAN;
+			const limits = { orderNgn: 0, runNgn: 0 };
+			const base = sheet.base;
+			records = [
+				{ id, step: label, base, kind: 'legacy', rowIdColumn: 'id', rows, options, limits, result },
+			];
 		} else {
 			sbx.configure(sandboxFaults(step.faults, sheet));
 			const rows = rowsOf(sheet);
@@ -208,7 +242,7 @@ export async function simulate(
 		for (const record of records) trace?.(record);
 		for (const record of records)
 			if (record.kind === 'report') checkReport(books, record);
-			else checkExecution(books, record);
+			else if (record.kind === 'campaign') checkExecution(books, record);
 		books.checkLedger(label, records, before);
 	}
 
@@ -221,7 +255,7 @@ export async function simulate(
 		const rows = rowsOf({ ...sheet, rowIds: rowIdColumn })
 			.filter((row) => buyable(row, opaque))
 			.map((row) => (rowIdColumn === 'none' ? { ...row, rowId: undefined } : row));
-		if (rows.length === 0) return;
+		if (rows.length === 0 || sheet.base === '') return;
 		const before = books.holdings();
 		const expected = books.cleanRunDecisions(sheet.base, rows);
 		const [record] = await execute(
