@@ -172,6 +172,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			path,
 			body: body ?? null,
 			publicKey: null,
+			client: [req.headers['x-sandbox-client']].flat()[0] ?? null,
 			status: null,
 			statusCode: null,
 			fault: null,

@@ -67,6 +67,8 @@ export interface RequestLogEntry {
 	body: unknown;
 	/** Public key of the caller when the credential pair is known; the secret is never kept. */
 	publicKey: string | null;
+	/** The caller's own label for itself, from the `x-sandbox-client` header (a test's execution id, say). */
+	client: string | null;
 	/** HTTP status sent, or null when the socket was dropped. */
 	status: number | null;
 	/** Envelope statusCode, when a JSON envelope was sent. */

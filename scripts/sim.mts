@@ -95,6 +95,7 @@ const reports = await Promise.all(
 		return JSON.parse(readFileSync(out, 'utf8')) as {
 			runs: number;
 			ms: number;
+			shrinkMs: number;
 			failures: Failure[];
 		};
 	}),
@@ -102,8 +103,11 @@ const reports = await Promise.all(
 const seconds = (performance.now() - started) / 1000;
 const total = reports.reduce((sum, report) => sum + report.runs, 0);
 const failures = reports.flatMap((report) => report.failures);
+// Cases per second of the workers' time spent on cases, shrinking left out, times the workers.
+const caseSeconds = reports.reduce((sum, report) => sum + (report.ms - report.shrinkMs), 0) / 1000;
+const rate = (total / caseSeconds) * workers;
 console.log(
-	`${total} cases from seed ${seed} on ${workers} workers in ${seconds.toFixed(1)} s: ${(total / seconds).toFixed(1)} cases/s, ${failures.length} failed`,
+	`${total} cases from seed ${seed} on ${workers} workers in ${seconds.toFixed(1)} s: ${rate.toFixed(1)} cases/s (shrinking aside), ${failures.length} failed`,
 );
 
 // The node's code as run: the last commit that changed it.

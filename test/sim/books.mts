@@ -7,7 +7,12 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Sandbox, SandboxOrder, SandboxVoucher } from '../../sandbox/server.mts';
+import type {
+	RequestLogEntry,
+	Sandbox,
+	SandboxOrder,
+	SandboxVoucher,
+} from '../../sandbox/server.mts';
 import type { RunOptions, RowIdColumn } from './generate.mts';
 import type { ExecutionResult, SentRequest } from './lightExecution.mts';
 import {
@@ -53,6 +58,16 @@ interface Owner {
 }
 
 const sameKind = (a: Scope, b: Scope) => (a === 'sheet') === (b === 'sheet');
+
+/**
+ * Whether a create the sandbox logged made its order: the sandbox commits in the order it logs,
+ * so the first create of a reference that reached the books (no fault before the work, not
+ * refused as invalid or for the wallet) is the one that made it.
+ */
+const committed = (entry: RequestLogEntry) =>
+	!['reset', 'error', 'rateLimit', 'gateway'].includes(entry.fault ?? '') &&
+	entry.status !== 429 &&
+	!['05', '51'].includes(entry.statusCode ?? '');
 
 /** Each row's outcome in one execution, claims (model.mts) included; killed or thrown: all claim. */
 export function rowClaims(execution: ExecutionRecord): boolean[] {
@@ -196,28 +211,23 @@ export class Books {
 					`"${execution.base}" sent a create of ${String(request.body!.reference)}, an order of "${owner.base}"`,
 				);
 		}
-		for (const order of this.sbx.state.orders.values()) {
-			if (this.owners.has(order.reference)) continue;
-			const candidates = creates.filter((c) => c.request.body!.reference === order.reference);
-			if (candidates.length === 0) continue;
-			const bases = new Set(candidates.map((c) => c.execution.base));
+		const senders = new Map<string, Set<string>>();
+		for (const { execution, request } of creates) {
+			const reference = String(request.body!.reference);
+			senders.set(reference, (senders.get(reference) ?? new Set()).add(execution.base));
+		}
+		for (const [reference, bases] of senders)
 			if (bases.size > 1)
-				this.fail(
-					'C1',
-					'names-meet',
-					step,
-					`${order.reference} was sent by ${[...bases].join(' and ')}`,
-				);
-			const emails = JSON.stringify(order.recipients.map((r) => r.email));
-			const creator =
-				candidates.find(
-					(c) =>
-						JSON.stringify((c.request.body!.recipients as IDataObject[]).map((r) => r.email)) ===
-						emails,
-				) ?? candidates[0];
-			const scope = this.scopeOfCreate(creator.execution, creator.request.body!);
-			const { base, id } = creator.execution;
-			this.owners.set(order.reference, { base, scope, step, execution: id });
+				this.fail('C1', 'names-meet', step, `${reference} was sent by ${[...bases].join(' and ')}`);
+		const byId = new Map(executions.map((execution) => [execution.id, execution]));
+		for (const entry of this.sbx.state.requests) {
+			const reference = (entry.body as IDataObject | null)?.reference;
+			if (entry.method !== 'POST' || typeof reference !== 'string') continue;
+			const creator = byId.get(entry.client ?? '');
+			const order = this.order(reference);
+			if (!creator || !order || this.owners.has(reference) || !committed(entry)) continue;
+			const scope = this.scopeOfCreate(creator, entry.body as IDataObject);
+			this.owners.set(reference, { base: creator.base, scope, step, execution: creator.id });
 		}
 	}
 

@@ -302,7 +302,7 @@ const campaign: fc.Arbitrary<CampaignSpec> = fc.record({
 });
 
 export const simCases: fc.Arbitrary<SimCase> = fc.record({
-	warp: fc.constantFrom(300, 1000, 3000),
+	warp: fc.constantFrom(3000, 1000, 10_000),
 	dialect,
 	processingDelayMs: fc.constantFrom(100, 1000, 10_000, 60_000),
 	credentialLimit: weighted([12, 0], [1, 4000]),

@@ -45,7 +45,11 @@ export async function legacyRun(
 		};
 		const answer = await fetch(`${sbx.url}/v2/orders/recipients`, {
 			method: 'POST',
-			headers: { authorization, 'content-type': 'application/json' },
+			headers: {
+				authorization,
+				'content-type': 'application/json',
+				'x-sandbox-client': execution,
+			},
 			body: JSON.stringify(body),
 		});
 		const path = '/v2/orders/recipients';

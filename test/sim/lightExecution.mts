@@ -12,7 +12,8 @@
  *   socket errors thrown with their code);
  * - continueOnFail, getInputData, getNode, getCredentials, addExecutionHints.
  *
- * Every request is logged with the execution's id. An execution can be killed, as a process
+ * Every request is logged with the execution's id, and tells it to the sandbox (`x-sandbox-client`),
+ * whose log then says which execution's create made each order. An execution can be killed, as a process
  * dying: its `kill.after`-th request reaches the service and its answer is lost, nothing after
  * it is sent, and the execution ends there once the requests already sent are answered (what
  * the dead process would still have done is never run). A runaway execution (one that looks
@@ -212,7 +213,7 @@ export async function runExecution(spec: ExecutionSpec): Promise<ExecutionResult
 		let answer;
 		inFlight++;
 		try {
-			answer = await send(options, { authorization });
+			answer = await send(options, { authorization, 'x-sandbox-client': spec.id });
 		} catch (error) {
 			throw new NodeApiError(node, error as never);
 		} finally {
