@@ -136,5 +136,6 @@ for (const failure of failures) {
 	} as never);
 	console.log(`kept as regression ${kept.length}`);
 }
-writeFileSync(regressionsFile, `${JSON.stringify(kept, null, '\t')}\n`);
+writeFileSync(regressionsFile, JSON.stringify(kept));
+execFileSync(join(root, 'node_modules/.bin/prettier'), ['--write', regressionsFile]);
 process.exit(failures.length > 0 ? 1 : 0);
