@@ -2,14 +2,15 @@ import { json } from './http.mts';
 import type { Reply } from './http.mts';
 import { balanceKobo, toNaira } from './ledger.mts';
 import { OptionError } from './options.mts';
-import type { SandboxOptions, SandboxState } from './types.mts';
+import { serialOf } from './orders.mts';
+import type { SandboxOptions, SandboxState, Serial } from './types.mts';
 
 export interface AdminContext {
 	url: string;
 	state: SandboxState;
 	configure(patch: Partial<SandboxOptions>): void;
 	reset(): void;
-	emitVoucherUpdate(serial: number, newBalance: number): void;
+	emitVoucherUpdate(serial: Serial, newBalance: number): void;
 }
 
 const problem = (status: number, error: string): Reply => json(status, { error });
@@ -55,7 +56,7 @@ export function routeAdmin(ctx: AdminContext, method: string, path: string, body
 		if (typeof newBalance !== 'number' || !Number.isFinite(newBalance) || newBalance < 0) {
 			return problem(400, 'balance must be a number >= 0');
 		}
-		const serial = Number(balance[1]);
+		const serial = serialOf(balance[1]);
 		if (![...state.vouchers.values()].some((v) => v.serial === serial))
 			return problem(404, `unknown serial ${serial}`);
 		ctx.emitVoucherUpdate(serial, newBalance);

@@ -17,7 +17,9 @@ export interface Dialect {
 	unknownOrder:
 		| 'envelope200' /* the default: 200 '04' */
 		| 'envelope404' /* 404 with the '04' envelope */
-		| 'text404';
+		| 'text404'
+		| 'problem404' /* ASP.NET Core: problem+json with a new traceId on every answer */
+		| 'spring404' /* Spring Boot: a new timestamp, the path and the Reference echoed */;
 	/** Bodies of 401, 403, 404 (voucher) and 500: the spec's text, or a JSON envelope {statusCode, message}. */
 	errorBodies: 'text' | 'envelope';
 	/** Numbers (balance, value, amount, serial, serialNumber) as JSON numbers or as decimal strings ("30000.00"). */
@@ -32,13 +34,18 @@ export interface Dialect {
 	badTemplate: 'envelope200' | 'envelope400';
 	/** A rate limit on /v2: none (the default), or a fixed window answering 429 with no hints. */
 	rateLimit: 'none' | 'fixedWindowNoHints';
+	/**
+	 * Serials of the vouchers issued while it holds: below 2^53 (the default), or past it, which
+	 * a JSON number written as it is cannot carry into a double without losing digits.
+	 */
+	serials: 'safe' | 'long';
 }
 
 /** Every reading of each key, the default among them: a generator can draw any dialect from it. */
 export const DIALECT_VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
 	duplicateReference: ['envelope200', 'envelope400', 'text409', 'existingOrder200'],
 	createdOrder: ['full', 'noReference'],
-	unknownOrder: ['envelope200', 'envelope404', 'text404'],
+	unknownOrder: ['envelope200', 'envelope404', 'text404', 'problem404', 'spring404'],
 	errorBodies: ['text', 'envelope'],
 	numbers: ['number', 'string'],
 	statusCase: ['upper', 'lower'],
@@ -46,6 +53,7 @@ export const DIALECT_VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K
 	templateIds: ['numeric', 'opaque'],
 	badTemplate: ['envelope200', 'envelope400'],
 	rateLimit: ['none', 'fixedWindowNoHints'],
+	serials: ['safe', 'long'],
 };
 
 /** The sandbox's own reading: what it answered before dialects existed. */
@@ -60,6 +68,7 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	templateIds: 'numeric',
 	badTemplate: 'envelope400',
 	rateLimit: 'none',
+	serials: 'safe',
 });
 
 /**
@@ -75,6 +84,8 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 	createdWithoutReference: { createdOrder: 'noReference' },
 	unknownOrder404Envelope: { unknownOrder: 'envelope404' },
 	unknownOrder404Text: { unknownOrder: 'text404' },
+	unknownOrder404Problem: { unknownOrder: 'problem404' },
+	unknownOrder404Spring: { unknownOrder: 'spring404' },
 	errorEnvelopes: { errorBodies: 'envelope' },
 	numbersAsStrings: { numbers: 'string' },
 	lowerCaseStatuses: { statusCase: 'lower' },
@@ -82,6 +93,7 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 	opaqueTemplateIds: { templateIds: 'opaque' },
 	badTemplate200: { badTemplate: 'envelope200' },
 	rateLimitFixedWindow: { rateLimit: 'fixedWindowNoHints' },
+	longSerials: { serials: 'long' },
 	everythingDifferent: {
 		duplicateReference: 'text409',
 		createdOrder: 'noReference',
@@ -92,6 +104,7 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 		extraFields: true,
 		templateIds: 'opaque',
 		badTemplate: 'envelope200',
+		serials: 'long',
 	},
 	everythingReadable: {
 		duplicateReference: 'existingOrder200',
@@ -102,8 +115,13 @@ export const DIALECTS: Readonly<Record<string, Partial<Dialect>>> = Object.freez
 		statusCase: 'lower',
 		extraFields: true,
 		badTemplate: 'envelope200',
+		serials: 'long',
 	},
 });
+
+/** Readings of an unknown order as a 404 without the `04` envelope, which the package learns (lookup.ts). */
+export const isBare404 = (dialect: Partial<Dialect>) =>
+	['text404', 'problem404', 'spring404'].includes(dialect.unknownOrder ?? '');
 
 /** Null when the patch is a valid partial dialect, else what is wrong with it. */
 export function dialectProblem(patch: unknown): string | null {
@@ -157,9 +175,15 @@ function transform(value: unknown, dialect: Dialect, key: string | null, root: b
 		const object = value as Json;
 		const out: Json = {};
 		for (const [k, v] of Object.entries(object)) out[k] = transform(v, dialect, k, false);
-		return dialect.extraFields ? { ...out, ...extrasFor(object, root) } : out;
+		if (!dialect.extraFields) return out;
+		// An answer's own field (a problem's traceId, say) is never overwritten by an extra.
+		const extras = Object.entries(extrasFor(object, root)).filter(([k]) => !(k in out));
+		return { ...out, ...Object.fromEntries(extras) };
 	}
 	if (key === null) return value;
+	// A long serial is a bigint (see Serial): as text it is its digits, like any serial.
+	if (dialect.numbers === 'string' && typeof value === 'bigint' && SERIAL_KEYS.has(key))
+		return String(value);
 	if (dialect.numbers === 'string' && typeof value === 'number' && NUMBER_KEYS.has(key))
 		return SERIAL_KEYS.has(key) ? String(value) : value.toFixed(2);
 	if (dialect.statusCase === 'lower' && key === 'status' && typeof value === 'string')

@@ -31,9 +31,23 @@ export function parseBody(raw: string): { value: unknown; isJson: boolean } {
 	}
 }
 
+/** Node 24's JSON.rawJSON, which TypeScript's lib does not declare yet. */
+const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
+
+/**
+ * JSON text with every bigint (a long serial) written as a bare number, digit for digit. The
+ * bigint is read from the holder: n8n-workflow, loaded beside the sandbox in tests, gives
+ * BigInt a toJSON that would hand the replacer its digits as a string.
+ */
+export const writeJson = (value: unknown): string =>
+	JSON.stringify(value, function (this: Record<string, unknown>, key: string, shown: unknown) {
+		const held = this[key];
+		return typeof held === 'bigint' ? rawJSON(String(held)) : shown;
+	});
+
 export function send(res: ServerResponse, reply: Reply): void {
 	const isJson = reply.json !== undefined;
-	const body = isJson ? JSON.stringify(reply.json) : (reply.text ?? '');
+	const body = isJson ? writeJson(reply.json) : (reply.text ?? '');
 	res.writeHead(reply.status, {
 		'content-type': isJson ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
 		'content-length': Buffer.byteLength(body),

@@ -26,6 +26,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	faults: {},
 	gatewayNotFound: [],
 	phantomOrders: false,
+	gatewayNotFoundBody: 'html',
 	echoAuthorization: null,
 	webhooks: [],
 	dialect: DEFAULT_DIALECT,
@@ -220,6 +221,9 @@ export function applyOptions(
 					Array.isArray(v) && v.every((text) => typeof text === 'string' && text.length > 0),
 					'gatewayNotFound must be an array of non-empty strings',
 				);
+				break;
+			case 'gatewayNotFoundBody':
+				check(v === 'html' || v === 'json', 'gatewayNotFoundBody must be "html" or "json"');
 				break;
 			case 'walletCurrencies':
 				check(

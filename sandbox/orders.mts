@@ -1,10 +1,12 @@
 import { randomBytes, randomInt } from 'node:crypto';
 
+import type { Dialect } from './dialect.mts';
 import { balanceKobo, post } from './ledger.mts';
 import type { OrderRequest } from './validation.mts';
 import type {
 	OrderType,
 	SandboxOrder,
+	Serial,
 	SandboxState,
 	SandboxVoucher,
 	TerminalStatus,
@@ -16,16 +18,33 @@ import type {
  */
 export interface Issuer {
 	orderNumber(): string;
-	serial(): number;
+	serial(): Serial;
 }
 
-export function createIssuer(): Issuer {
+/*
+ * The first long serial: two in a row differ only past 2^53 (doubles there are 256 apart), so
+ * a reader that parses them as numbers takes both for one.
+ */
+const FIRST_LONG_SERIAL = 1_234_567_890_130_000_161n;
+
+/** Serials as the dialect in force when a voucher is issued has them (Dialect.serials). */
+export function createIssuer(dialect: () => Dialect): Issuer {
 	let orders = 0;
 	let serials = 0;
+	let longSerials = 0n;
 	return {
 		orderNumber: () => `SBX-ORD-${String(++orders).padStart(6, '0')}`,
-		serial: () => 7_000_000_000_000 + ++serials,
+		serial: () =>
+			dialect().serials === 'long'
+				? FIRST_LONG_SERIAL + longSerials++
+				: 7_000_000_000_000 + ++serials,
 	};
+}
+
+/** The serial written as `digits` (an admin path), as the sandbox keeps serials: exact. */
+export function serialOf(digits: string): Serial {
+	const serial = BigInt(digits);
+	return serial <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(serial) : serial;
 }
 
 export type CommitResult =

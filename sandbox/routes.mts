@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 import { COUNTRIES } from './catalog.mts';
 import { templateIdIn } from './dialect.mts';
 import type { Dialect } from './dialect.mts';
@@ -110,6 +112,25 @@ function getOrder(ctx: ApiContext, rawReference: string): Reply {
 			return fault(404, '04', 'Order not found');
 		case 'text404':
 			return text(404, 'Order not found');
+		case 'problem404':
+			return {
+				...json(404, {
+					type: 'https://tools.ietf.org/html/rfc9110#section-15.5.5',
+					title: 'Not Found',
+					status: 404,
+					traceId: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-00`,
+				}),
+				headers: { 'content-type': 'application/problem+json; charset=utf-8' },
+			};
+		case 'spring404':
+			// With server.error.include-message=always; `path` is the request's URI as sent.
+			return json(404, {
+				timestamp: new Date().toISOString().replace('Z', '+00:00'),
+				status: 404,
+				error: 'Not Found',
+				message: `Order ${reference ?? rawReference} not found`,
+				path: `/v2/orders/${rawReference}`,
+			});
 	}
 }
 

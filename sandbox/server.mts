@@ -16,7 +16,13 @@ import { createIssuer, maskCode, orderEventData, settleOrder } from './orders.mt
 import { errorReply, routeApi } from './routes.mts';
 import { inDialect } from './dialect.mts';
 import { createScheduler } from './timers.mts';
-import type { RequestLogEntry, SandboxOptions, SandboxOrder, SandboxState } from './types.mts';
+import type {
+	RequestLogEntry,
+	SandboxOptions,
+	SandboxOrder,
+	SandboxState,
+	Serial,
+} from './types.mts';
 import { createWebhooks } from './webhooks.mts';
 
 export type * from './types.mts';
@@ -31,7 +37,7 @@ export interface Sandbox {
 	state: SandboxState;
 	configure(patch: Partial<SandboxOptions>): void;
 	reset(): void;
-	emitVoucherUpdate(serial: number, newBalance: number): void;
+	emitVoucherUpdate(serial: Serial, newBalance: number): void;
 	close(): Promise<void>;
 }
 
@@ -40,12 +46,15 @@ const INTERNAL_ERROR: Reply = text(500, 'Internal Server Error');
 const PHANTOM_PATH = /^\/v2\/orders\/(?!templates$)[^/]+$/;
 const PHANTOM_ORDER = { orderNumber: 'SBX-PHANTOM', status: 'FAILED', vouchers: null };
 
-const GATEWAY_NOT_FOUND: Reply = {
-	...text(
-		404,
-		'<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>',
-	),
-	headers: { 'content-type': 'text/html' },
+const GATEWAY_NOT_FOUND: Record<'html' | 'json', Reply> = {
+	html: {
+		...text(
+			404,
+			'<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>',
+		),
+		headers: { 'content-type': 'text/html' },
+	},
+	json: json(404, { message: 'no Route matched with those values' }),
 };
 
 /** The dialect's rate limit: tight enough that a run's first burst is refused, with nothing to learn from but timing. */
@@ -92,7 +101,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		deliveries: [],
 		vouchers: new Map(),
 	};
-	const issuer = createIssuer();
+	const issuer = createIssuer(() => opts.dialect);
 	const scheduler = createScheduler();
 	const log = (line: string) => opts.log(line);
 	const webhooks = createWebhooks({
@@ -147,7 +156,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		});
 	}
 
-	function emitVoucherUpdate(serial: number, newBalance: number): void {
+	function emitVoucherUpdate(serial: Serial, newBalance: number): void {
 		const voucher = [...state.vouchers.values()].find((v) => v.serial === serial);
 		if (!voucher) throw new Error(`No voucher with serial ${serial}`);
 		voucher.balance = newBalance;
@@ -264,7 +273,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			return send(res, routeAdmin(sandbox, req.method ?? 'GET', path, value));
 		}
 		if (opts.gatewayNotFound.some((text) => path.includes(text)))
-			return send(res, GATEWAY_NOT_FOUND);
+			return send(res, GATEWAY_NOT_FOUND[opts.gatewayNotFoundBody]);
 		if (path === '/v2' || path.startsWith('/v2/')) return handleApi(req, res, path);
 		send(res, text(404, 'Not Found'));
 	}

@@ -13,10 +13,16 @@ export interface Recipient {
 	email: string;
 }
 
+/**
+ * A serial, exact: a number while it is a safe integer, a bigint past 2^53 (the `long` serials
+ * of the dialect), which answers write as a bare JSON number (http.mts, writeJson).
+ */
+export type Serial = number | bigint;
+
 /** A voucher as the sandbox holds it; API and webhook views hide fields from this. */
 export interface SandboxVoucher {
 	value: number;
-	serial: number;
+	serial: Serial;
 	code: string;
 	pin: string;
 	expiryDate: string;
@@ -183,6 +189,8 @@ export interface SandboxOptions {
 	gatewayNotFound?: string[];
 	/** Get Order answers every Reference with a FAILED order that names none, as a broken service or a misrouting gateway might. */
 	phantomOrders?: boolean;
+	/** That gateway's 404: an HTML page (the default) or JSON, as Kong's `{"message":"no Route matched with those values"}`. */
+	gatewayNotFoundBody?: 'html' | 'json';
 	webhooks?: WebhookTarget[];
 	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */
 	dialect?: Partial<Dialect>;
@@ -198,7 +206,7 @@ export interface SandboxOptions {
 /** Every code the status endpoint knows: seeded vouchers and vouchers issued by orders. */
 interface IssuedVoucher {
 	code: string;
-	serial: number;
+	serial: Serial;
 	value: number;
 	balance: number;
 	expiryDate: string;

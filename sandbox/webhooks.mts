@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 
 import { eventInDialect, type Dialect } from './dialect.mts';
+import { writeJson } from './http.mts';
 import type { Scheduler } from './timers.mts';
 import type { DeliveryAttempt, WebhookEvent, WebhookTarget } from './types.mts';
 
@@ -109,7 +110,7 @@ export function createWebhooks(ctx: WebhookContext): Webhooks {
 		emit(event, data) {
 			if (closed) return;
 			// Serialised once: every copy and retry carries these very bytes.
-			const body = JSON.stringify(eventInDialect(event, data, ctx.dialect()));
+			const body = writeJson(eventInDialect(event, data, ctx.dialect()));
 			for (const target of ctx.targets()) {
 				if (target.events && !target.events.includes(event)) continue;
 				const signature = sign(target.secret, body);

@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'crypto';
 
+import { parseJson } from './numbers';
+
 /*
  * Webhook signatures as the service defines them: HMAC-SHA512, keyed with the webhook
  * secret's UTF-8 bytes, over the raw body bytes, sent as hex in the `signature` header.
@@ -70,10 +72,10 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The JSON object a body holds, or undefined when its bytes are not one. */
+/** The JSON object a body holds (long integers exact: parseJson), or undefined when its bytes are not one. */
 export function parseJsonObject(rawBody: Buffer): Record<string, unknown> | undefined {
 	try {
-		const parsed: unknown = JSON.parse(rawBody.toString('utf8'));
+		const parsed: unknown = parseJson(rawBody.toString('utf8'));
 		return isJsonObject(parsed) ? parsed : undefined;
 	} catch {
 		return undefined;

@@ -76,7 +76,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 
 	/** The campaign's vouchers per row ID, and its orders and debits, from the sandbox's books. */
 	function books(base: string) {
-		const ofCampaign = new RegExp(`^${base}-b\\d+-\\d+$`);
+		const ofCampaign = new RegExp(`^${base}-b\\d+-n\\d+$`);
 		const orders = [...sandbox.state.orders.values()].filter((o) => ofCampaign.test(o.reference));
 		const vouchers = new Map<string, number[]>();
 		for (const order of orders)

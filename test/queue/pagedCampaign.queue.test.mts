@@ -155,7 +155,7 @@ describe('queue mode: one campaign in pages over several workers at once', () =>
 		const rows = Array.from({ length: ROWS }, (_, id) => ({ ...person(id), amount: AMOUNT }));
 		books.expectEveryRowHeldOnce(base, rows);
 		books.expectOneDebitPerOrder(base);
-		expect(orders.every((order) => /-b\d+-\d+$/.test(order.reference))).toBe(true);
+		expect(orders.every((order) => /-b\d+-n\d+$/.test(order.reference))).toBe(true);
 		// Executions met at the service: some creates of a number came second and were refused.
 		const creates = sandbox.state.requests.filter(
 			(r) => r.method === 'POST' && r.path.startsWith('/v2/orders'),

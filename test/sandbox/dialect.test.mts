@@ -9,7 +9,8 @@ import {
 	opaqueTemplateId,
 	resolveDialect,
 } from '../../sandbox/dialect.mts';
-import { call, download, recipients } from './sandboxClient.mts';
+import { until } from '../../real-n8n/fixtures.mts';
+import { call, download, postDownload, recipients, startReceiver } from './sandboxClient.mts';
 
 let sbx: Sandbox;
 beforeAll(async () => {
@@ -100,6 +101,52 @@ describe('dialect: an unknown order', () => {
 		expect(res.status).toBe(404);
 		expect(res.text).toBe('Order not found');
 	});
+
+	it('problem404: ASP.NET Core problem+json, a new traceId on every answer', async () => {
+		sbx.configure({ dialect: { unknownOrder: 'problem404' } });
+		const [a, b] = [
+			await call(sbx, 'GET', '/v2/orders/nope'),
+			await call(sbx, 'GET', '/v2/orders/nope'),
+		];
+		for (const res of [a, b]) {
+			expect(res.status).toBe(404);
+			expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+			expect(res.body).toEqual({
+				type: 'https://tools.ietf.org/html/rfc9110#section-15.5.5',
+				title: 'Not Found',
+				status: 404,
+				traceId: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/),
+			});
+		}
+		expect(a.body.traceId).not.toBe(b.body.traceId);
+	});
+
+	it('spring404: Spring Boot, the time of the answer, the path as sent and the Reference', async () => {
+		sbx.configure({ dialect: { unknownOrder: 'spring404' } });
+		const before = Date.now();
+		const res = await call(sbx, 'GET', '/v2/orders/50%25%20off');
+		expect(res.status).toBe(404);
+		expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+		expect(res.body).toEqual({
+			timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/),
+			status: 404,
+			error: 'Not Found',
+			message: 'Order 50% off not found',
+			path: '/v2/orders/50%25%20off',
+		});
+		expect(Date.parse(res.body.timestamp)).toBeGreaterThanOrEqual(before - 1);
+	});
+
+	it("extra fields never overwrite an answer's own: the traceId stays per answer", async () => {
+		sbx.configure({ dialect: { unknownOrder: 'problem404', extraFields: true } });
+		const [a, b] = [
+			await call(sbx, 'GET', '/v2/orders/nope'),
+			await call(sbx, 'GET', '/v2/orders/nope'),
+		];
+		expect(a.body).toMatchObject({ title: 'Not Found', timestamp: expect.any(String) });
+		expect(a.body.traceId).toMatch(/^00-/);
+		expect(a.body.traceId).not.toBe(b.body.traceId);
+	});
 });
 
 describe('dialect: error bodies', () => {
@@ -153,6 +200,33 @@ describe('dialect: shapes of the data', () => {
 		expect(wallets.body.data[0]).toEqual({ balance: '49999000.00', currency: 'NGN' });
 		const status = await call(sbx, 'GET', '/v2/vouchers/status/SBX-ACTIVE-0001');
 		expect(status.body.data.value).toBe('5000.00');
+	});
+
+	it('long serials: past 2^53, kept exactly, written as bare JSON numbers', async () => {
+		sbx.configure({ dialect: { serials: 'long' } });
+		const created = await call(sbx, 'POST', '/v2/orders', download({ quantity: 2 }));
+		const order = orders()[0];
+		// The sandbox's first long serials: no test before this one issued any.
+		expect(order.vouchers.map((voucher) => voucher.serial)).toEqual([
+			1234567890130000161n,
+			1234567890130000162n,
+		]);
+		// Bare tokens, as a service writing a long would: text keeps the digits a parse loses.
+		expect(created.text).toContain('"serial":1234567890130000161,');
+		expect(created.text).toContain('"serial":1234567890130000162,');
+		expect(created.body.data.vouchers[0].serial).toBe(created.body.data.vouchers[1].serial);
+		const read = await call(sbx, 'GET', `/v2/orders/${order.reference}`);
+		expect(read.text).toContain('"serial":1234567890130000161,');
+
+		sbx.configure({ dialect: { serials: 'long', numbers: 'string' } });
+		await call(sbx, 'POST', '/v2/orders', download({ quantity: 1 }));
+		expect(orders()[1].vouchers[0].serial).toBe(1234567890130000163n);
+		const asText = await call(sbx, 'GET', `/v2/orders/${orders()[1].reference}`);
+		expect(asText.body.data.vouchers[0].serial).toBe('1234567890130000163');
+
+		sbx.configure({ dialect: {} });
+		await call(sbx, 'POST', '/v2/orders', download({ quantity: 1 }));
+		expect(typeof orders()[2].vouchers[0].serial).toBe('number');
 	});
 
 	it('lower-case statuses: orders, items and vouchers', async () => {
@@ -239,6 +313,29 @@ describe('dialect: webhook bodies', () => {
 	});
 });
 
+describe('dialect: a long serial in a webhook body', () => {
+	const setBalance = (serial: string) =>
+		call(sbx, 'POST', `/__sandbox/vouchers/${serial}/balance`, { balance: 7 });
+
+	it('is sent as a bare number, and the balance endpoint finds its voucher by every digit', async () => {
+		const r = await startReceiver();
+		try {
+			sbx.configure({ dialect: { serials: 'long' }, webhooks: [{ url: r.url, secret: 's' }] });
+			await postDownload(sbx, { quantity: 2 });
+			const [first, second] = orders()[0].vouchers.map((voucher) => String(voucher.serial));
+			expect(BigInt(second) - BigInt(first)).toBe(1n);
+			expect((await setBalance(second)).status).toBe(200);
+			await until('one delivery', () => r.hits.length === 1);
+			expect(r.hits[0].raw.toString()).toContain(`"serialNumber":${second},`);
+			const unknown = await setBalance(`${second}0`);
+			expect([unknown.status, unknown.body]).toEqual([404, { error: `unknown serial ${second}0` }]);
+		} finally {
+			sbx.configure({ webhooks: [] });
+			await r.close();
+		}
+	});
+});
+
 describe('dialect option', () => {
 	it('is merged over the defaults on every configure, not over the last dialect', async () => {
 		sbx.configure({ dialect: { unknownOrder: 'text404' } });
@@ -277,8 +374,8 @@ describe('dialect option', () => {
 
 	it('names every single deviation and two with many at once', () => {
 		expect(DIALECTS.spec).toEqual({});
-		expect(Object.keys(DIALECTS.everythingDifferent)).toHaveLength(9);
-		expect(Object.keys(DIALECTS.everythingReadable)).toHaveLength(8);
+		expect(Object.keys(DIALECTS.everythingDifferent)).toHaveLength(10);
+		expect(Object.keys(DIALECTS.everythingReadable)).toHaveLength(9);
 		for (const [name, dialect] of Object.entries(DIALECTS)) {
 			if (['spec', 'everythingDifferent', 'everythingReadable'].includes(name)) continue;
 			expect(Object.keys(dialect), name).toHaveLength(1);

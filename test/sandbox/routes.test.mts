@@ -180,6 +180,19 @@ describe('a gateway in front', () => {
 			sbx.configure({ gatewayNotFound: [] });
 		}
 	});
+
+	it('answers it with JSON as Kong does under gatewayNotFoundBody json', async () => {
+		sbx.configure({ gatewayNotFound: ['%25'], gatewayNotFoundBody: 'json' });
+		try {
+			const refused = await call(sbx, 'GET', '/v2/orders/50%25-off');
+			expect(refused.status).toBe(404);
+			expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
+			expect(refused.body).toEqual({ message: 'no Route matched with those values' });
+			expect(sbx.state.requests).toHaveLength(0);
+		} finally {
+			sbx.configure({ gatewayNotFound: [], gatewayNotFoundBody: 'html' });
+		}
+	});
 });
 
 describe('get order', () => {

@@ -1,11 +1,14 @@
 import { randomUUID } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { isLearntAnswer, learnAnswer } from '../transport/answerIdentity';
+import type { AnswerIdentity, LearntAnswer } from '../transport/answerIdentity';
 import type { VoucherApiClient } from '../transport/client';
 import { asNodeError, isVoucherApiError, operationError } from '../transport/errors';
 import type { VoucherApiError } from '../transport/errors';
 import { wait } from '../transport/retry';
 import { readDecimal } from '../shared/money';
+import { readSerial } from '../../serviceProtocol/numbers';
 import { ORDER_NOT_FOUND_CODE, orderPath, WALLETS_PATH } from '../../serviceProtocol/api';
 import { inSpecCase, isTerminal } from '../../serviceProtocol/orderStatus';
 import type { Order, OrderResult } from './types';
@@ -34,8 +37,7 @@ function readVoucher(voucher: unknown, index: number): IDataObject | string {
 	const naira = value === undefined || value === null ? value : readDecimal(value);
 	if (naira === undefined && value !== undefined)
 		return `voucher ${index + 1}'s value ${JSON.stringify(value)} is not a number`;
-	const digits = typeof serial === 'string' && /^\d+$/.test(serial) ? Number(serial) : undefined;
-	const exactSerial = digits !== undefined && Number.isSafeInteger(digits) ? digits : serial;
+	const exactSerial = readSerial(serial);
 	const specStatus = inSpecCase(status);
 	// Most answers already have the spec's types: those vouchers are kept, not copied.
 	if (naira === value && exactSerial === serial && specStatus === status) return sent;
@@ -111,25 +113,33 @@ export function asOrder(
  * path, a gateway refuses a path it dislikes (IIS an encoded `%`, Apache an encoded `/`), an HTTP
  * client rewrites a path. Taken for "no such order", any of these buys again after an unclear
  * create. So such a 404 means "not found" only when it is the order route's own answer to an
- * unknown Reference: the wallets answer at the same base URL, and a fresh Reference of letters,
- * digits and `-`, which nothing in between changes, gets a 404 with the same body. Where that
- * Reference gets `04`, no 404 without it is "not found". Learnt once per client, as the base URL
- * is read.
+ * unknown Reference: the wallets answer at the same base URL, and two fresh References of
+ * letters, digits and `-`, which nothing in between changes, get a 404 that is the same answer.
+ * "The same" is told by what identifies an answer, not by what each answer carries of its own
+ * (a traceId, a time, the path or Reference echoed): see answerIdentity.ts; a field that still
+ * differs between the two counts by its presence only. A 404 whose status, media type, field
+ * names or any other field differ (a gateway's HTML page, Kong's `{"message": …}`) is not "not
+ * found". Where a fresh Reference gets `04`, no 404 without it is. Learnt once per client, as
+ * the base URL is read.
  */
-type UnknownOrderAnswer = 'baseUrlMissesService' | 'code04' | { bare404: string };
+type UnknownOrderAnswer =
+	| 'baseUrlMissesService'
+	| 'code04'
+	/** Undefined: the service's 404 changes from answer to answer beyond that, so none is recognised. */
+	| { bare404: LearntAnswer | undefined };
 
 const unknownOrderAnswers = new WeakMap<VoucherApiClient, Promise<UnknownOrderAnswer>>();
 
-/** A read's 404 body (masked, see client.ts), or undefined when it was answered; other failures are thrown. */
-async function notFoundBody(
+/** What identifies a read's 404, or undefined when it was answered; other failures are thrown. */
+async function notFoundIdentity(
 	client: VoucherApiClient,
 	read: Promise<unknown>,
-): Promise<string | undefined> {
+): Promise<AnswerIdentity | undefined> {
 	try {
 		await read;
 		return undefined;
 	} catch (error) {
-		if (isVoucherApiError(error) && error.kind === 'notFound') return error.serviceMessage ?? '';
+		if (isVoucherApiError(error) && error.kind === 'notFound') return error.answerIdentity ?? {};
 		throw asNodeError(client.node, error);
 	}
 }
@@ -139,17 +149,20 @@ async function learnUnknownOrderAnswer(
 	itemIndex: number,
 ): Promise<UnknownOrderAnswer> {
 	const wallets = client.request<unknown>({ method: 'GET', path: WALLETS_PATH, itemIndex });
-	if ((await notFoundBody(client, wallets)) !== undefined) return 'baseUrlMissesService';
-	const probe = await notFoundBody(
-		client,
-		client.request<unknown>({
-			method: 'GET',
-			path: orderPath(`n8n-probe-${randomUUID()}`),
-			itemIndex,
-			acceptCodes: [ORDER_NOT_FOUND_CODE],
-		}),
-	);
-	return probe === undefined ? 'code04' : { bare404: probe };
+	if ((await notFoundIdentity(client, wallets)) !== undefined) return 'baseUrlMissesService';
+	const probe = async () =>
+		await notFoundIdentity(
+			client,
+			client.request<unknown>({
+				method: 'GET',
+				path: orderPath(`n8n-probe-${randomUUID()}`),
+				itemIndex,
+				acceptCodes: [ORDER_NOT_FOUND_CODE],
+			}),
+		);
+	const [first, second] = await Promise.all([probe(), probe()]);
+	if (first === undefined || second === undefined) return 'code04';
+	return { bare404: learnAnswer(first, second) };
 }
 
 async function unknownOrderAnswer(
@@ -173,7 +186,8 @@ async function whyNotNotFound(
 	itemIndex: number,
 ): Promise<{ message: string; description: string } | undefined> {
 	const answer = await unknownOrderAnswer(client, itemIndex);
-	if (typeof answer === 'object' && answer.bare404 === (error.serviceMessage ?? ''))
+	const learnt = typeof answer === 'object' ? answer.bare404 : undefined;
+	if (learnt && error.answerIdentity && isLearntAnswer(learnt, error.answerIdentity))
 		return undefined;
 	if (answer === 'baseUrlMissesService')
 		return {
@@ -181,9 +195,19 @@ async function whyNotNotFound(
 			description:
 				'So the 404 does not say the order is missing: the base URL does not point at the voucher service. Check the base URL in the Voucher Service API credential.',
 		};
+	const inFront = 'came from something in front of it (a gateway or proxy) and ';
+	const [answered, from] =
+		answer === 'code04'
+			? ['with code 04', inFront]
+			: learnt
+				? ['with another 404', inFront]
+				: [
+						'with a 404 that changes from answer to answer in more than ids, times and the Reference',
+						'',
+					];
 	return {
 		message: "HTTP 404 without the service's answer for an unknown order",
-		description: `The service answers a Reference it does not know ${answer === 'code04' ? 'with code 04' : 'with another 404'}, so this 404 came from something in front of it (a gateway or proxy) and does not say the order is missing.`,
+		description: `The service answers a Reference it does not know ${answered}, so this 404 ${from}does not say the order is missing.`,
 	};
 }
 

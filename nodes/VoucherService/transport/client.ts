@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { AdaptiveConcurrency } from './adaptiveConcurrency';
+import { answerIdentity } from './answerIdentity';
 import { asNodeError, VoucherApiError } from './errors';
 import { readRateHints } from './ratePacing';
 import {
@@ -22,6 +23,7 @@ import {
 import { asEnvelope, SUCCESS_CODE } from '../../serviceProtocol/api';
 import type { Envelope } from '../../serviceProtocol/api';
 import { API_CREDENTIAL } from '../../serviceProtocol/credentials';
+import { parseJson } from '../../serviceProtocol/numbers';
 
 export interface ApiCall {
 	method: IHttpRequestMethods;
@@ -180,7 +182,11 @@ export class VoucherApiClient {
 					method: call.method,
 					url: `${baseUrl}${call.path}`,
 					body: call.body,
+					// Sent as JSON, asking for JSON, as before; the answer comes back as text (n8n
+					// 1.85 to 2.41 make `encoding` axios's responseType), for readAnswerBody to
+					// read its long integers exactly.
 					json: true,
+					encoding: 'text',
 					timeout: REQUEST_TIMEOUT_MS,
 					returnFullResponse: true,
 					ignoreHttpStatusErrors: true,
@@ -192,6 +198,7 @@ export class VoucherApiClient {
 			this.observe?.({ path: call.path, headers: {}, body: undefined, ms: Date.now() - started });
 			throw this.networkError(error, call);
 		}
+		response.body = readAnswerBody(response.body);
 		const http = response.statusCode;
 		this.observe?.({
 			path: call.path,
@@ -260,8 +267,8 @@ export class VoucherApiClient {
 		}
 		const accepted = envelope && call.acceptCodes?.includes(envelope.statusCode);
 		// A 404 is "not found" whatever its body (text, or an envelope with the service's own
-		// code), unless the caller reads that code itself (`04` on Get Order). Its body is kept:
-		// the order look-up tells the order route's 404 from a gateway's by it.
+		// code), unless the caller reads that code itself (`04` on Get Order). What identifies
+		// it is kept: the order look-up tells the order route's 404 from a gateway's by it.
 		if (http === 404 && !accepted) {
 			const body =
 				typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
@@ -269,6 +276,7 @@ export class VoucherApiClient {
 				kind: 'notFound',
 				httpCode: 404,
 				serviceMessage: this.serviceText(body),
+				answerIdentity: answerIdentity(response, call.path, (text) => this.withoutKeys(text)),
 				message: call.notFoundMessage ?? 'The voucher service answered: not found (HTTP 404)',
 			});
 		}
@@ -376,6 +384,16 @@ function credentialForms(publicKey: string, secretKey: string): string[] {
 		return [upper, upper.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())];
 	});
 	return [...new Set([...plain, ...base64, ...urlEncoded])].sort((a, b) => b.length - a.length);
+}
+
+/** A body as JSON, its long integers exact (parseJson); text that is not JSON stays text. */
+function readAnswerBody(body: unknown): unknown {
+	if (typeof body !== 'string') return body;
+	try {
+		return parseJson(body);
+	} catch {
+		return body;
+	}
 }
 
 /** The head of a refusal's message; a create's names the item and the order's Reference. */

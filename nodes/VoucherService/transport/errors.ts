@@ -1,6 +1,8 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { INode, JsonObject } from 'n8n-workflow';
 
+import type { AnswerIdentity } from './answerIdentity';
+
 /** Why a call failed, as far as deciding on a retry or a look-up goes. */
 export type FailureKind =
 	| 'network' // timeout, reset, refused: the request may or may not have been processed
@@ -25,6 +27,9 @@ export class VoucherApiError extends NodeApiError {
 	/** The service's own words: may echo anything sent, so never shown unmasked. */
 	readonly serviceMessage?: string;
 
+	/** A 404's: what tells it from other 404s (see answerIdentity.ts). */
+	readonly answerIdentity?: AnswerIdentity;
+
 	constructor(
 		node: INode,
 		details: {
@@ -34,6 +39,7 @@ export class VoucherApiError extends NodeApiError {
 			httpCode?: number;
 			serviceCode?: string;
 			serviceMessage?: string;
+			answerIdentity?: AnswerIdentity;
 			itemIndex?: number;
 		},
 	) {
@@ -52,6 +58,7 @@ export class VoucherApiError extends NodeApiError {
 		this.kind = details.kind;
 		this.serviceCode = details.serviceCode;
 		this.serviceMessage = details.serviceMessage;
+		this.answerIdentity = details.answerIdentity;
 	}
 
 	/**

@@ -58,7 +58,8 @@ export function campaignBooks(sandbox: Sandbox) {
 				firstName: voucher.firstName,
 				lastName: voucher.lastName,
 				value: voucher.value,
-				serial: voucher.serial,
+				// The node reports a serial past 2^53 as its digits.
+				serial: typeof voucher.serial === 'bigint' ? String(voucher.serial) : voucher.serial,
 				...orderFields,
 				deliveryStatus: voucher.status,
 			}));

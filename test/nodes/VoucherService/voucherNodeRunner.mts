@@ -2,7 +2,7 @@
  * Runs the VoucherService node inside a real n8n-core workflow against the sandbox.
  * Each test file starts its own sandbox so request logs never mix.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { deepCopy } from 'n8n-workflow';
@@ -108,9 +108,13 @@ export const NO_DATA = Symbol('no data');
  */
 export async function cannedServiceForThisFile() {
 	let data: unknown = NO_DATA;
-	const requests: Array<{ method: string; path: string }> = [];
+	const requests: Array<{ method: string; path: string; headers: IncomingHttpHeaders }> = [];
 	const server = createServer((request, response) => {
-		requests.push({ method: request.method ?? '', path: request.url ?? '' });
+		requests.push({
+			method: request.method ?? '',
+			path: request.url ?? '',
+			headers: request.headers,
+		});
 		request.resume();
 		const envelope = { statusCode: '00', message: 'Successful' };
 		response.writeHead(200, { 'content-type': 'application/json' });

@@ -6,23 +6,32 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { DIALECTS } from '../../../../sandbox/dialect.mts';
-import {
-	apiRequests,
-	runVoucher,
-	sandboxForThisFile,
-	uniqueReference,
-} from '../voucherNodeRunner.mts';
+import type { Dialect } from '../../../../sandbox/dialect.mts';
+import { campaignSandboxForThisFile, sheet } from '../campaignRuns.mts';
+import { apiRequests, runVoucher, uniqueReference } from '../voucherNodeRunner.mts';
 
-const sandbox = await sandboxForThisFile();
+const { sandbox, runCampaign, expectEveryRowHeldOnce, expectOneDebitPerOrder } =
+	await campaignSandboxForThisFile();
 
 afterEach(() =>
 	sandbox.configure({
 		dialect: {},
 		gatewayNotFound: [],
+		gatewayNotFoundBody: 'html',
 		faults: {},
 		acceptDuplicateReferences: false,
 	}),
 );
+
+/** The readings of an unknown order as a 404 without `04`, each a service's own "not found". */
+const BARE_404S = [
+	['text', DIALECTS.unknownOrder404Text],
+	['problem+json with a new traceId each answer (ASP.NET Core)', DIALECTS.unknownOrder404Problem],
+	[
+		'a new timestamp, the path and the Reference echoed (Spring Boot)',
+		DIALECTS.unknownOrder404Spring,
+	],
+] as Array<[string, Partial<Dialect>]>;
 
 const debitsOf = (reference: string) =>
 	sandbox.state.ledger.filter((entry) => entry.kind === 'debit' && entry.reference === reference);
@@ -43,8 +52,8 @@ const forOneRecipient = (reference: string): INodeParameters => ({
 const GATEWAY_REFUSES = '%25';
 
 describe.each([
-	['the spec reading (04)', DIALECTS.spec],
-	['a bare 404 for an unknown order', DIALECTS.unknownOrder404Text],
+	['the spec reading (04)', DIALECTS.spec] as [string, Partial<Dialect>],
+	...BARE_404S,
 ])('a gateway 404 on the look-up, under %s', (_, dialect) => {
 	it('after a create that bought but got a 500: one order, and the outcome is unknown', async () => {
 		sandbox.configure({
@@ -62,24 +71,27 @@ describe.each([
 		);
 	});
 
-	it('Order → Get says it could not look the order up, not that it is missing', async () => {
-		sandbox.configure({ dialect, gatewayNotFound: [GATEWAY_REFUSES] });
-		const reference = uniqueReference('50%-get');
-		const run = await runVoucher(
-			sandbox,
-			{ resource: 'order', operation: 'get', reference },
-			{ continueOnFail: true },
-		);
-		expect(run.json[0].error).toBe(
-			`Item 0: order "${reference}" could not be looked up: HTTP 404 without the service's answer for an unknown order`,
-		);
-		expect(String(run.main[0].error?.description)).toMatch(/does not say the order is missing/);
-	});
+	it.each(['html', 'json'] as const)(
+		'Order → Get says it could not look the order up, not that it is missing (gateway %s)',
+		async (gatewayNotFoundBody) => {
+			sandbox.configure({ dialect, gatewayNotFound: [GATEWAY_REFUSES], gatewayNotFoundBody });
+			const reference = uniqueReference('50%-get');
+			const run = await runVoucher(
+				sandbox,
+				{ resource: 'order', operation: 'get', reference },
+				{ continueOnFail: true },
+			);
+			expect(run.json[0].error).toBe(
+				`Item 0: order "${reference}" could not be looked up: HTTP 404 without the service's answer for an unknown order`,
+			);
+			expect(String(run.main[0].error?.description)).toMatch(/does not say the order is missing/);
+		},
+	);
 });
 
-describe('a bare 404 from the order route', () => {
-	it('is "not found" when a Reference that surely reaches the route gets the same answer, learnt once per run', async () => {
-		sandbox.configure({ dialect: DIALECTS.unknownOrder404Text });
+describe.each(BARE_404S)('a bare 404 from the order route, as %s', (_, dialect) => {
+	it('is "not found" when two References that surely reach the route get the same answer, learnt once per run', async () => {
+		sandbox.configure({ dialect });
 		const references = [uniqueReference('none-a'), uniqueReference('none-b')];
 		const run = await runVoucher(
 			sandbox,
@@ -92,9 +104,75 @@ describe('a bare 404 from the order route', () => {
 		const probes = apiRequests(sandbox, 'GET').filter(
 			(request) => !references.some((reference) => request.path.endsWith(reference)),
 		);
+		const probe = expect.stringMatching(/^\/v2\/orders\/n8n-probe-[0-9a-f-]{36}$/);
 		expect(probes.map((request) => request.path)).toEqual([
 			'/v2/transactions/wallets',
-			expect.stringMatching(/^\/v2\/orders\/n8n-probe-[0-9a-f-]{36}$/),
+			probe,
+			probe,
 		]);
+		expect(new Set(probes.map((request) => request.path)).size).toBe(3);
+	});
+
+	it('is not "not found" where the wallets get a 404 too: the base URL misses the service', async () => {
+		sandbox.configure({ dialect });
+		const reference = uniqueReference('url');
+		const get = await runVoucher(
+			sandbox,
+			{ resource: 'order', operation: 'get', reference },
+			{ credential: { baseUrl: `${sandbox.url}/api` } },
+		);
+		expect(get.error?.message).toBe(
+			`Item 0: order "${reference}" could not be looked up: the base URL answers HTTP 404 to the wallets too`,
+		);
+	});
+
+	it('a campaign from input items buys every row once, and its re-run buys nothing', async () => {
+		sandbox.configure({ dialect });
+		const base = uniqueReference('cmp404');
+		const rows = sheet(6);
+		const first = await runCampaign(base, rows);
+		expect(first.error).toBeUndefined();
+		expect(first.json.map((row) => row.alreadyExisted)).toEqual(Array(6).fill(false));
+		expectEveryRowHeldOnce(base, rows);
+		const again = await runCampaign(base, rows);
+		expect(again.posts).toBe(0);
+		expectEveryRowHeldOnce(base, rows);
+		expectOneDebitPerOrder(base);
+	});
+
+	it('a create reset before the service saw it is looked up, found missing and sent again: bought once', async () => {
+		// Seed 8 resets the first create, and lets the second through; look-ups are not drawn.
+		sandbox.configure({
+			dialect,
+			faults: { resetRate: 0.5, seed: 8, paths: ['/v2/orders/recipients'] },
+		});
+		const reference = uniqueReference('reset');
+		const run = await runVoucher(sandbox, forOneRecipient(reference));
+		expect(run.error).toBeUndefined();
+		expect(run.json[0]).toMatchObject({ reference, status: 'COMPLETED', alreadyExisted: false });
+		const creates = apiRequests(sandbox, 'POST').map((request) => request.fault);
+		expect(creates).toEqual(['reset', null]);
+		expect(debitsOf(reference)).toHaveLength(1);
+	});
+
+	it('a campaign whose creates meet resets and dropped answers settles each by look-up', async () => {
+		sandbox.configure({
+			dialect,
+			faults: {
+				resetRate: 0.3,
+				commitThenDropRate: 0.3,
+				seed: 8,
+				paths: ['/v2/orders/recipients'],
+			},
+		});
+		const base = uniqueReference('cmprst');
+		const rows = sheet(8);
+		const run = await runCampaign(base, rows, { recipientsPerOrder: 1 });
+		expect(run.error).toBeUndefined();
+		const faults = apiRequests(sandbox, 'POST').map((request) => request.fault);
+		expect(faults).toContain('reset');
+		expect(faults).toContain('commitThenDrop');
+		expectEveryRowHeldOnce(base, rows);
+		expectOneDebitPerOrder(base);
 	});
 });

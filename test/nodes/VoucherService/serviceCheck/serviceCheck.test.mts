@@ -363,9 +363,13 @@ describe.each(Object.entries(DIALECTS))('Service → Check under the %s dialect'
 			readAsNotFound ? 'ok' : 'failed',
 		);
 		expect(byName['Unknown order'].seen).toContain(
-			dialect.unknownOrder === 'text404'
-				? 'got HTTP 404 with the text'
-				: `got HTTP ${dialect.unknownOrder === 'envelope404' ? 404 : 200} with a JSON envelope, code "04"`,
+			{
+				envelope200: 'got HTTP 200 with a JSON envelope, code "04"',
+				envelope404: 'got HTTP 404 with a JSON envelope, code "04"',
+				text404: 'got HTTP 404 with the text',
+				problem404: 'got HTTP 404 with JSON without the envelope',
+				spring404: 'got HTTP 404 with JSON without the envelope',
+			}[dialect.unknownOrder ?? 'envelope200'],
 		);
 
 		const dryRun = await runVoucher(sandbox, {

@@ -1,0 +1,96 @@
+/**
+ * What a run by Row ID reports when another run took one of its numbers: it never says a row
+ * is bought without a voucher of its own, never fails rows it bought before, and replans what
+ * the other run's order does not hold. The other run is played for certain: its order is
+ * placed before this run, above the number this run reads up to (the run reads a block up to
+ * its first miss), so this run's create of that number meets it.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { byId, campaignSandboxForThisFile, table } from '../../campaignRuns.mts';
+import { uniqueReference } from '../../voucherNodeRunner.mts';
+
+const { sandbox, runCampaign, placeDirectly, expectEveryRowHeldOnce } =
+	await campaignSandboxForThisFile();
+
+/** Rows 0-9 held by order n1; this run's rows 10-59 go into n2 (10-34) and n3 (35-59), where the other run's order waits. */
+async function blockWithTakenN3(base: string, productCode: string) {
+	const rows = table(60, 0);
+	const other = table(5, 90);
+	await placeDirectly(`${base}-b0-n1`, rows.slice(0, 10));
+	await placeDirectly(`${base}-b0-n3`, other, productCode);
+	return { rows, other };
+}
+
+const perOrder = { recipientsPerOrder: 25 };
+const wait = { ...perOrder, waitForCompletion: true, waitTimeoutSeconds: 10 };
+
+describe('a run whose number another run took, answered with that order (200 00, existingOrder200)', () => {
+	it('Wait for Completion on: once the order lists its recipients, the rows it lacks are bought under the next number', async () => {
+		const base = uniqueReference('taken-wait');
+		sandbox.configure({ dialect: { duplicateReference: 'existingOrder200' } });
+		try {
+			const { rows, other } = await blockWithTakenN3(base, 'VCH-SLOW-COMPLETED');
+			const run = await runCampaign(base, rows, wait, byId);
+			expect(run.error).toBeUndefined();
+			const mine = run.json.slice(35);
+			expect(mine.every((row) => row.voucher !== null && row.confirmed === true)).toBe(true);
+			expect(new Set(mine.map((row) => row.reference))).toEqual(new Set([`${base}-b0-n4`]));
+			expectEveryRowHeldOnce(base, [...rows, ...other]);
+		} finally {
+			sandbox.configure({ dialect: {} });
+		}
+	});
+
+	it('Wait for Completion off: the rows name the order and say they are not confirmed', async () => {
+		const base = uniqueReference('taken-nowait');
+		sandbox.configure({
+			dialect: { duplicateReference: 'existingOrder200' },
+			processingDelayMs: 60_000,
+		});
+		try {
+			const { rows } = await blockWithTakenN3(base, 'VCH-SLOW-COMPLETED');
+			const run = await runCampaign(base, rows, perOrder, byId);
+			expect(run.error).toBeUndefined();
+			for (const row of run.json.slice(35)) {
+				expect(row).toMatchObject({
+					reference: `${base}-b0-n3`,
+					status: 'PROCESSING',
+					confirmed: false,
+					voucher: null,
+				});
+			}
+			expect(run.json.slice(10, 35).every((row) => row.confirmed === true)).toBe(true);
+		} finally {
+			sandbox.configure({ dialect: {}, processingDelayMs: 300 });
+		}
+	});
+});
+
+describe('a run that lost a number, when that order cannot be read while it waits for it', () => {
+	it('rows it bought before keep their vouchers; the rows of the lost number are unsettled, not failed as unread', async () => {
+		const base = uniqueReference('taken-unread');
+		sandbox.configure({ processingDelayMs: 60_000 });
+		const { rows } = await blockWithTakenN3(base, 'VCH-SLOW-COMPLETED');
+		// The look-up after the refused create finds the other run's order PROCESSING; every later
+		// read of it meets a gateway's 404 page.
+		sandbox.configure({
+			faults: {
+				paths: [`/v2/orders/${base}-b0-n3`],
+				gateway: { status: 404, method: 'GET', skip: 1 },
+			},
+		});
+		try {
+			const run = await runCampaign(base, rows, wait, { ...byId, continueOnFail: true });
+			const bought = run.json.slice(10, 35);
+			expect(bought.every((row) => row.error === undefined && row.voucher !== null)).toBe(true);
+			for (const row of run.json.slice(35)) {
+				expect(String(row.error)).toMatch(
+					new RegExp(`^Item \\d+: unsettled: order ${base}-b0-n3, made by another run`),
+				);
+			}
+		} finally {
+			sandbox.configure({ faults: {}, processingDelayMs: 300 });
+		}
+	});
+});
