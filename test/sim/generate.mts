@@ -55,8 +55,8 @@ export interface RunOptions {
 export interface FaultSpec {
 	rates?: Omit<FaultOptions, 'gateway' | 'paths' | 'drawBy'>;
 	gateway?: GatewayFault;
-	/** A gateway's 404 on look-ups of this order of the base (block, number; block ignored for a whole sheet). */
-	notFound?: { block: number; number: number };
+	/** A gateway's 404 (its HTML page, or Kong's JSON) on look-ups of this order of the base (block, number; block ignored for a whole sheet). */
+	notFound?: { block: number; number: number; body: 'html' | 'json' };
 	/** Every look-up answered with a FAILED order that names no reference (defect 7's reading). */
 	phantomOrders?: boolean;
 }
@@ -217,7 +217,14 @@ const faults: fc.Arbitrary<FaultSpec> = fc.record({
 					: { ...gateway, afterCommit: false },
 			),
 	),
-	notFound: rarely(10, fc.record({ block: fc.nat(5), number: fc.integer({ min: 1, max: 3 }) })),
+	notFound: rarely(
+		10,
+		fc.record({
+			block: fc.nat(5),
+			number: fc.integer({ min: 1, max: 3 }),
+			body: fc.constantFrom('html' as const, 'json' as const),
+		}),
+	),
 	phantomOrders: rarely(600, fc.constant(true)),
 });
 

@@ -62,17 +62,24 @@ function campaignParameters(
 
 /** The sandbox's fault options for a step of this campaign. */
 function sandboxFaults(spec: FaultSpec, sheet: Sheet) {
-	const { block, number } = spec.notFound ?? {};
-	const notFound =
-		number === undefined
+	const { notFound } = spec;
+	// Today's block names and 0.3.0's alike: a gateway's rule matches a path, not a campaign.
+	const references =
+		notFound === undefined
 			? []
-			: [sheet.rowIds === 'none' ? `${sheet.base}-${number}` : `${sheet.base}-b${block}-${number}`];
+			: sheet.rowIds === 'none'
+				? [`${sheet.base}-${notFound.number}`]
+				: [
+						`${sheet.base}-b${notFound.block}-n${notFound.number}`,
+						`${sheet.base}-b${notFound.block}-${notFound.number}`,
+					];
 	return {
 		faults: {
 			...(spec.rates ? { ...spec.rates, drawBy: 'request' as const } : {}),
 			...(spec.gateway ? { gateway: spec.gateway } : {}),
 		},
-		gatewayNotFound: notFound.map((reference) => `/${reference}`),
+		gatewayNotFound: references.map((reference) => `/${reference}`),
+		gatewayNotFoundBody: notFound?.body ?? 'html',
 		phantomOrders: spec.phantomOrders === true,
 	};
 }
