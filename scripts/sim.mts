@@ -89,6 +89,9 @@ const reports = await Promise.all(
 				SIM_SEED: String(seed + index * 1_000_003),
 				SIM_SKIP: values.skip,
 				SIM_OUT: out,
+				SIM_KNOWN: JSON.stringify(
+					kept.map((entry) => JSON.stringify([...entry.invariants].sort())),
+				),
 			},
 			true,
 		);
@@ -96,6 +99,7 @@ const reports = await Promise.all(
 			runs: number;
 			ms: number;
 			shrinkMs: number;
+			repeats: Record<string, number>;
 			failures: Failure[];
 		};
 	}),
@@ -111,6 +115,13 @@ console.log(
 );
 
 // The node's code as run: the last commit that changed it.
+const repeats = new Map<string, number>();
+for (const report of reports)
+	for (const [signature, count] of Object.entries(report.repeats))
+		repeats.set(signature, (repeats.get(signature) ?? 0) + count);
+for (const [signature, count] of repeats)
+	console.log(`${count} more cases broke ${signature}, a set already shrunk (not shrunk again)`);
+
 const commit = execFileSync('git', ['log', '-1', '--format=%h', '--', 'nodes', 'credentials'], {
 	cwd: root,
 })
@@ -138,4 +149,4 @@ for (const failure of failures) {
 }
 writeFileSync(regressionsFile, JSON.stringify(kept));
 execFileSync(join(root, 'node_modules/.bin/prettier'), ['--write', regressionsFile]);
-process.exit(failures.length > 0 ? 1 : 0);
+process.exit(failures.length > 0 || repeats.size > 0 ? 1 : 0);

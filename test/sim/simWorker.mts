@@ -24,6 +24,8 @@ export interface WorkerReport {
 	/** Wall time, and the part of it spent shrinking failures. */
 	ms: number;
 	shrinkMs: number;
+	/** Cases that broke a set of rules already known, by that set. */
+	repeats: Record<string, number>;
 	failures: Array<{
 		seed: number;
 		path: string;
@@ -46,13 +48,23 @@ it('simulates', async () => {
 		console.log(describeViolations(violations) || 'no rule broken');
 		return;
 	}
-	const report: WorkerReport = { runs: 0, ms: 0, shrinkMs: 0, failures: [] };
+	const report: WorkerReport = { runs: 0, ms: 0, shrinkMs: 0, failures: [], repeats: {} };
 	const wanted = Number(env.SIM_RUNS);
 	const started = performance.now();
+	// Sets of broken rules shrunk already (kept regressions, this run's failures): a case that
+	// breaks one of them again is counted, not shrunk again, so a long run goes on hunting.
+	const known = new Set<string>(JSON.parse(env.SIM_KNOWN ?? '[]') as string[]);
 	let failedAt: number | undefined;
+	let firstSignature = '';
 	const property = fc.asyncProperty(simCases, async (generated) => {
 		const violations = await simulate(sbx, generated, { skip });
 		if (violations.length === 0) return;
+		const signature = signatureOf(violations.map((v) => v.invariant));
+		if (known.has(signature)) {
+			if (failedAt === undefined) report.repeats[signature] = (report.repeats[signature] ?? 0) + 1;
+			return;
+		}
+		if (failedAt === undefined) firstSignature = signature;
 		failedAt ??= performance.now();
 		throw new Error(describeViolations(violations));
 	});
@@ -61,13 +73,16 @@ it('simulates', async () => {
 		const details = await fc.check(property, { seed, numRuns: wanted - report.runs });
 		report.runs += details.numRuns;
 		if (details.failed) {
+			const message = String((details.errorInstance as Error | undefined)?.message ?? '');
+			known.add(firstSignature);
+			known.add(signatureOf([...message.matchAll(/^C\d+ (\S+)/gm)].map((m) => m[1])));
 			const shrinkMs = Math.round(performance.now() - failedAt!);
 			report.shrinkMs += shrinkMs;
 			report.failures.push({
 				seed,
 				path: details.counterexamplePath ?? '',
 				case: details.counterexample![0],
-				violations: String((details.errorInstance as Error | undefined)?.message ?? ''),
+				violations: message,
 				shrinkMs,
 			});
 		}
@@ -75,6 +90,10 @@ it('simulates', async () => {
 	report.ms = Math.round(performance.now() - started);
 	writeFileSync(env.SIM_OUT!, JSON.stringify(report));
 });
+
+/** A set of broken rules, as the regressions file lists it. */
+export const signatureOf = (invariants: string[]) =>
+	JSON.stringify([...new Set(invariants)].sort());
 
 /** The case fast-check's seed and path name: the first value the property is run on. */
 function caseAt(seed: number, path: string): SimCase {
