@@ -14,7 +14,7 @@ import type {
 	SandboxVoucher,
 } from '../../sandbox/server.mts';
 import type { RunOptions, RowIdColumn } from './generate.mts';
-import type { ExecutionResult, SentRequest } from './lightExecution.mts';
+import type { ExecutionResult } from './lightExecution.mts';
 import {
 	claims,
 	demandOf,
@@ -70,7 +70,7 @@ const committed = (entry: RequestLogEntry) =>
 	!['05', '51'].includes(entry.statusCode ?? '');
 
 /** Each row's outcome in one execution, claims (model.mts) included; killed or thrown: all claim. */
-export function rowClaims(execution: ExecutionRecord): boolean[] {
+function rowClaims(execution: ExecutionRecord): boolean[] {
 	const { result, rows } = execution;
 	if (result.killed || !result.output) return rows.map(() => true);
 	const claimed = rows.map(() => false);
@@ -339,4 +339,3 @@ export class Books {
 	}
 }
 
-export type { SentRequest };

@@ -110,7 +110,7 @@ export interface SimCase {
 }
 
 /** Bases that meet: `promo` paged names its block 1's orders as whole-sheet `promo-b1` does. */
-export const BASES = ['promo', 'promo-b1', 'promo-b0', 'gift'];
+const BASES = ['promo', 'promo-b1', 'promo-b0', 'gift'];
 
 const weighted = <T,>(...choices: Array<[number, T]>) =>
 	fc.oneof(...choices.map(([weight, value]) => ({ weight, arbitrary: fc.constant(value) })));

@@ -73,7 +73,7 @@ export interface ModelVoucher {
 	value: number;
 }
 
-export const ROW_BLOCK_SIZE = 100;
+const ROW_BLOCK_SIZE = 100;
 
 /** C11's bounds, the node's own: distinct orders one whole-sheet campaign or one block reads. */
 export const READ_CAPS = {
@@ -94,7 +94,7 @@ const norm = (value: unknown) =>
 export const recipientKey = (p: { email?: unknown; firstName?: unknown; lastName?: unknown }) =>
 	[p.email, p.firstName, p.lastName].map(norm).join('\u0000');
 
-export const mailbox = (email: unknown) => norm(email);
+const mailbox = (email: unknown) => norm(email);
 
 export const kobo = (amount: unknown) => Math.round(Number(amount) * 100);
 

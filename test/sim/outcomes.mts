@@ -89,14 +89,19 @@ interface Claim {
 	outcome: Outcome;
 }
 
-function checkVoucher(books: Books, execution: ExecutionRecord, { row, json, outcome }: Claim) {
-	const fail = (invariant: string, detail: string) =>
+/** A violation about one row of an execution, naming the row. */
+const rowFailure =
+	(books: Books, execution: ExecutionRecord, row: ModelRow, rule: string) =>
+	(invariant: string, detail: string) =>
 		books.fail(
-			'C8',
+			rule,
 			invariant,
 			execution.step,
 			`${execution.id} row ${row.line} (${row.email.trim()}, ${row.amount}): ${detail}`,
 		);
+
+function checkVoucher(books: Books, execution: ExecutionRecord, { row, json, outcome }: Claim) {
+	const fail = rowFailure(books, execution, row, 'C8');
 	const voucher = json.voucher as IDataObject;
 	const found = books.voucherBySerial(String(voucher.serial));
 	if (!found) return fail('voucher-not-in-books', `serial ${String(voucher.serial)} is no voucher`);
@@ -131,13 +136,7 @@ function checkVoucher(books: Books, execution: ExecutionRecord, { row, json, out
 }
 
 function checkNotConfirmed(books: Books, execution: ExecutionRecord, { row, json }: Claim) {
-	const fail = (invariant: string, detail: string) =>
-		books.fail(
-			'C8',
-			invariant,
-			execution.step,
-			`${execution.id} row ${row.line} (${row.email.trim()}, ${row.amount}): ${detail}`,
-		);
+	const fail = rowFailure(books, execution, row, 'C8');
 	const order = books.order(String(json.reference));
 	if (!order || order.orderNumber !== json.orderNumber)
 		return fail(
@@ -197,12 +196,7 @@ export function checkExecution(books: Books, execution: ExecutionRecord): void {
 		const outcome = outcomeOf(json, error !== undefined || typeof json.error === 'string');
 		const claim = { row, json, outcome };
 		const fail = (rule: string, invariant: string, detail: string) =>
-			books.fail(
-				rule,
-				invariant,
-				step,
-				`${execution.id} row ${row.line} (${row.email.trim()}, ${row.amount}): ${detail}`,
-			);
+			rowFailure(books, execution, row, rule)(invariant, detail);
 		if (!valid(row) && outcome.kind !== 'notBought')
 			fail('C8', 'bad-input-not-refused', JSON.stringify(json));
 		if (execution.rowIdColumn === 'row_number' && claims(outcome))
