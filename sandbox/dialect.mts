@@ -41,7 +41,8 @@ export interface Dialect {
 	serials: 'safe' | 'long';
 }
 
-const VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
+/** Every reading of each key, the default among them: a generator can draw any dialect from it. */
+export const DIALECT_VALUES: { readonly [K in keyof Dialect]: readonly Dialect[K][] } = {
 	duplicateReference: ['envelope200', 'envelope400', 'text409', 'existingOrder200'],
 	createdOrder: ['full', 'noReference'],
 	unknownOrder: ['envelope200', 'envelope404', 'text404', 'problem404', 'spring404'],
@@ -127,8 +128,8 @@ export function dialectProblem(patch: unknown): string | null {
 	if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
 		return 'dialect must be an object';
 	for (const [key, value] of Object.entries(patch)) {
-		if (!Object.hasOwn(VALUES, key)) return `unknown dialect option ${key}`;
-		const allowed = VALUES[key as keyof Dialect] as readonly unknown[];
+		if (!Object.hasOwn(DIALECT_VALUES, key)) return `unknown dialect option ${key}`;
+		const allowed = DIALECT_VALUES[key as keyof Dialect] as readonly unknown[];
 		if (value !== undefined && !allowed.includes(value))
 			return `dialect.${key} must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`;
 	}

@@ -22,20 +22,40 @@ const ORDER: ReadonlyArray<[FaultKind, keyof FaultOptions]> = [
 	['commitThen500', 'commitThen500Rate'],
 ];
 
-export type FaultRoller = (path: string, method: string) => FaultKind | null;
+/** `request`: what the request is, for `drawBy: 'request'` (its create's reference, say). */
+export type FaultRoller = (path: string, method: string, request?: string) => FaultKind | null;
+
+/** FNV-1a: a string as a seed. */
+function hash(text: string): number {
+	let h = 0x811c9dc5;
+	for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+	return h >>> 0;
+}
 
 /**
  * One draw per matching request, split into consecutive bands by rate, so the
  * rates are exclusive probabilities and a seed replays the same fault sequence.
- * The gateway answers before any draw, and takes none, while its count lasts.
+ * With `drawBy: 'request'`, the draw depends on the seed, the request (method, path and
+ * `request`) and how many such requests came before, not on the order of arrival: requests
+ * sent at once in any order meet the same faults, so a case replays.
+ * The gateway answers before any draw, and takes none, while its count lasts (after the
+ * requests it lets through first).
  */
 export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
-	const next = prng(options.seed ?? 1);
+	const seed = options.seed ?? 1;
+	const inSequence = prng(seed);
+	const seen = new Map<string, number>();
+	const next = (key: string) => {
+		if (options.drawBy !== 'request') return inSequence();
+		const n = (seen.get(key) ?? 0) + 1;
+		seen.set(key, n);
+		return prng(hash(`${seed} ${n} ${key}`))();
+	};
 	const prefixes = options.paths ?? ['/v2'];
 	const { gateway } = options;
 	let gatewayLeft = gateway?.count ?? Infinity;
 	let gatewaySkip = gateway?.skip ?? 0;
-	return (path, method) => {
+	return (path, method, request = '') => {
 		if (!prefixes.some((p) => path.startsWith(p))) return null;
 		const throughGateway = gateway && (gateway.method ?? method) === method;
 		if (throughGateway && gatewaySkip > 0) gatewaySkip--;
@@ -43,7 +63,7 @@ export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
 			gatewayLeft--;
 			return gateway.afterCommit ? 'gatewayAfterCommit' : 'gateway';
 		}
-		const draw = next();
+		const draw = next(`${method} ${path} ${request}`);
 		let upper = 0;
 		for (const [kind, rate] of ORDER) {
 			upper += (options[rate] as number | undefined) ?? 0;
@@ -57,6 +77,7 @@ export function createFaultRoller(options: FaultOptions = {}): FaultRoller {
 const GATEWAY_TITLES: Record<GatewayFault['status'], string> = {
 	404: 'Not Found',
 	429: 'Too Many Requests',
+	500: 'Internal Server Error',
 	502: 'Bad Gateway',
 	503: 'Service Temporarily Unavailable',
 	504: 'Gateway Time-out',

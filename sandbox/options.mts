@@ -64,7 +64,7 @@ function checkFaults(f: FaultOptions): void {
 	check(typeof f === 'object' && f !== null, 'faults must be an object');
 	for (const key of Object.keys(f))
 		check(
-			[...RATES, 'retryAfterSeconds', 'seed', 'paths', 'gateway'].includes(key),
+			[...RATES, 'retryAfterSeconds', 'seed', 'drawBy', 'paths', 'gateway'].includes(key),
 			`unknown fault option ${key}`,
 		);
 	for (const rate of RATES)
@@ -86,8 +86,12 @@ function checkFaults(f: FaultOptions): void {
 		'faults.paths must be an array of strings',
 	);
 	check(
+		f.drawBy === undefined || f.drawBy === 'sequence' || f.drawBy === 'request',
+		'faults.drawBy must be "sequence" or "request"',
+	);
+	check(
 		f.gateway === undefined || isGateway(f.gateway),
-		'faults.gateway must be { status: 404 | 429 | 502 | 503 | 504, count?: integer >= 0, skip?: integer >= 0, method?: string, afterCommit?: boolean, body?: html | text | json }',
+		'faults.gateway must be { status: 404 | 429 | 500 | 502 | 503 | 504, count?: integer >= 0, skip?: integer >= 0, method?: string, afterCommit?: boolean, body?: html | text | json }',
 	);
 }
 
@@ -99,7 +103,7 @@ function isGateway(v: unknown): boolean {
 		Object.keys(g).every((key) =>
 			['status', 'count', 'skip', 'method', 'afterCommit', 'body'].includes(key),
 		) &&
-		[404, 429, 502, 503, 504].includes(g.status) &&
+		[404, 429, 500, 502, 503, 504].includes(g.status) &&
 		(g.count === undefined || isInt(g.count, 0)) &&
 		(g.skip === undefined || isInt(g.skip, 0)) &&
 		(g.method === undefined || typeof g.method === 'string') &&

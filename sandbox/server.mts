@@ -28,7 +28,7 @@ import { createWebhooks } from './webhooks.mts';
 
 export type * from './types.mts';
 export { PRODUCT_CODES, SEED_VOUCHERS } from './catalog.mts';
-export { DIALECTS } from './dialect.mts';
+export { DIALECT_VALUES, DIALECTS } from './dialect.mts';
 export { sign } from './webhooks.mts';
 
 export interface Sandbox {
@@ -204,6 +204,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			path,
 			body: body ?? null,
 			publicKey: null,
+			client: [req.headers['x-sandbox-client']].flat()[0] ?? null,
 			status: null,
 			statusCode: null,
 			fault: null,
@@ -242,7 +243,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			limitHeaders = headers;
 			if (!admitted) return finish(rateLimiter.refusal);
 		}
-		const fault = rollFault(path, method);
+		const reference = (body as { reference?: unknown } | null)?.reference;
+		const fault = rollFault(path, method, typeof reference === 'string' ? reference : '');
 		entry.fault = fault;
 		const gateway = opts.faults.gateway;
 		if (fault === 'gateway' && gateway) return finish(gatewayReply(gateway));

@@ -73,6 +73,8 @@ export interface RequestLogEntry {
 	body: unknown;
 	/** Public key of the caller when the credential pair is known; the secret is never kept. */
 	publicKey: string | null;
+	/** The caller's own label for itself, from the `x-sandbox-client` header (a test's execution id, say). */
+	client: string | null;
 	/** HTTP status sent, or null when the socket was dropped. */
 	status: number | null;
 	/** Envelope statusCode, when a JSON envelope was sent. */
@@ -110,11 +112,15 @@ export type FaultKind =
 
 /**
  * A gateway in front of the service answering "not now" as nginx's limit_req does by default:
- * an error page and no Retry-After.
+ * an error page and no Retry-After. Or, with 404 or 500, a proxy whose route or upstream
+ * broke for a while.
  */
 export interface GatewayFault {
-	/** 404: a gateway that misses the route (nginx's page), as in front of a look-up that must not read as "no such order". */
-	status: 404 | 429 | 502 | 503 | 504;
+	/**
+	 * 404: a gateway that misses the route (nginx's page), as in front of a look-up that must not
+	 * read as "no such order"; 500: an upstream that broke.
+	 */
+	status: 404 | 429 | 500 | 502 | 503 | 504;
 	/** How many requests (of `method`, under `paths`) it answers so from when it is set; then none. All if absent. */
 	count?: number;
 	/** How many such requests it lets through first (a block's read before its create, say). */
@@ -134,6 +140,8 @@ export interface FaultOptions {
 	rateLimitRate?: number;
 	retryAfterSeconds?: number;
 	seed?: number;
+	/** `sequence` (the default): the n-th request draws the n-th number; `request`: each request draws by what it is (see faults.mts). */
+	drawBy?: 'sequence' | 'request';
 	paths?: string[];
 	gateway?: GatewayFault;
 }

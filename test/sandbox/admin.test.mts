@@ -55,6 +55,14 @@ describe('admin endpoints', () => {
 		expect(sbx.state.requests).toHaveLength(1);
 	});
 
+	it('logs the label a caller gives itself in x-sandbox-client, and null without one', async () => {
+		const get = (headers: Record<string, string>) =>
+			request(`${sbx.url}/v2/countries`, { headers }).then((res) => res.body.dump());
+		await get({ 'x-sandbox-client': 'run-7' });
+		await get({});
+		expect(sbx.state.requests.map((entry) => entry.client)).toEqual(['run-7', null]);
+	});
+
 	it('changes webhooks through config and emits VOUCHER_UPDATED through the balance endpoint', async () => {
 		const r = await startReceiver();
 		try {

@@ -136,8 +136,18 @@ describe('a gateway in front of the service', () => {
 		check(res);
 	});
 
+	it('answers 500 after letting `skip` requests of its method through (an upstream that broke)', async () => {
+		await postDownload(sbx, { reference: 'g-held' });
+		sbx.configure({ faults: { gateway: { status: 500, count: 1, skip: 1, method: 'GET' } } });
+		expect((await call(sbx, 'GET', '/v2/orders/g-held')).status).toBe(200);
+		const broken = await call(sbx, 'GET', '/v2/orders/g-held');
+		expect(broken.status).toBe(500);
+		expect(broken.text).toContain('<title>500 Internal Server Error</title>');
+		expect((await call(sbx, 'GET', '/v2/orders/g-held')).status).toBe(200);
+	});
+
 	it('refuses a gateway it cannot play', () => {
-		expect(() => sbx.configure({ faults: { gateway: { status: 500 as 502 } } })).toThrow(
+		expect(() => sbx.configure({ faults: { gateway: { status: 418 as 502 } } })).toThrow(
 			/faults.gateway must be/,
 		);
 	});
@@ -168,6 +178,24 @@ describe('fault selection', () => {
 		const started = performance.now();
 		await call(sbx, 'GET', '/v2/countries');
 		expect(performance.now() - started).toBeGreaterThanOrEqual(245);
+	});
+});
+
+describe('faults drawn by request', () => {
+	it('drawBy request: the same requests meet the same faults in any order', async () => {
+		const faultsOf = async (paths: string[]) => {
+			sbx.configure({ faults: { errorRate: 0.5, seed: 3, drawBy: 'request' } });
+			const statuses = new Map<string, number[]>();
+			for (const path of paths)
+				statuses.set(path, [...(statuses.get(path) ?? []), (await call(sbx, 'GET', path)).status]);
+			return statuses;
+		};
+		const paths = Array.from({ length: 12 }, (_, i) => `/v2/orders/r-${i % 6}`);
+		const forward = await faultsOf(paths);
+		const backward = await faultsOf([...paths].reverse());
+		expect(backward).toEqual(forward);
+		expect([...forward.values()].flat()).toContain(500);
+		expect([...forward.values()].flat()).toContain(200);
 	});
 });
 
