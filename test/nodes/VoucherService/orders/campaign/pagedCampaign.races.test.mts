@@ -10,8 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { byId, campaignSandboxForThisFile, table } from '../../campaignRuns.mts';
 import { uniqueReference } from '../../voucherNodeRunner.mts';
 
-const { sandbox, runCampaign, placeDirectly, expectEveryRowHeldOnce } =
+const { sandbox, runCampaign, placeDirectly, createsOf, expectEveryRowHeldOnce } =
 	await campaignSandboxForThisFile();
+
+/** Resolves once `done` holds, checked as the event loop turns (an event, not a duration). */
+async function until(done: () => boolean) {
+	while (!done()) await new Promise((resolve) => setImmediate(resolve));
+}
 
 /** Rows 0-9 held by order n1; this run's rows 10-59 go into n2 (10-34) and n3 (35-59), where the other run's order waits. */
 async function blockWithTakenN3(base: string, productCode: string) {
@@ -28,17 +33,26 @@ const wait = { ...perOrder, waitForCompletion: true, waitTimeoutSeconds: 10 };
 describe('a run whose number another run took, answered with that order (200 00, existingOrder200)', () => {
 	it('Wait for Completion on: once the order lists its recipients, the rows it lacks are bought under the next number', async () => {
 		const base = uniqueReference('taken-wait');
-		sandbox.configure({ dialect: { duplicateReference: 'existingOrder200' } });
+		// The other run's order stays PROCESSING until this run's create of its number has been
+		// answered with it, then settles: the run's wait sees it list its recipients.
+		sandbox.configure({
+			dialect: { duplicateReference: 'existingOrder200' },
+			processingDelayMs: 60_000,
+		});
 		try {
 			const { rows, other } = await blockWithTakenN3(base, 'VCH-SLOW-COMPLETED');
-			const run = await runCampaign(base, rows, wait, byId);
+			const running = runCampaign(base, rows, wait, byId);
+			const n3 = `${base}-b0-n3`;
+			await until(() => createsOf().get(n3) === 2);
+			sandbox.configure({ processingDelayMs: 300 });
+			const run = await running;
 			expect(run.error).toBeUndefined();
 			const mine = run.json.slice(35);
 			expect(mine.every((row) => row.voucher !== null && row.confirmed === true)).toBe(true);
 			expect(new Set(mine.map((row) => row.reference))).toEqual(new Set([`${base}-b0-n4`]));
 			expectEveryRowHeldOnce(base, [...rows, ...other]);
 		} finally {
-			sandbox.configure({ dialect: {} });
+			sandbox.configure({ dialect: {}, processingDelayMs: 300 });
 		}
 	});
 
