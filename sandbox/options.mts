@@ -31,6 +31,7 @@ export const DEFAULT_OPTIONS: ResolvedOptions = Object.freeze({
 	gatewayNotFound: [],
 	phantomOrders: false,
 	gatewayNotFoundBody: 'html',
+	gatewayNotFoundOnceMade: false,
 	echoAuthorization: null,
 	webhooks: [],
 	dialect: DEFAULT_DIALECT,
@@ -235,8 +236,9 @@ export function applyOptions(
 					'echoAuthorization must be null, "text" or "envelope"',
 				);
 				break;
+			case 'gatewayNotFoundOnceMade':
 			case 'phantomOrders':
-				check(typeof v === 'boolean', 'phantomOrders must be true or false');
+				check(typeof v === 'boolean', `${key} must be true or false`);
 				break;
 			case 'gatewayNotFound':
 				check(

@@ -297,13 +297,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		finish(fault === 'commitThen500' ? internalError : reply);
 	}
 
+	/** Under gatewayNotFoundOnceMade, only a path naming an order that exists. */
+	function gatewayInTheWay(path: string): boolean {
+		if (!opts.gatewayNotFoundOnceMade) return true;
+		const reference = PHANTOM_PATH.test(path) ? path.slice(path.lastIndexOf('/') + 1) : '';
+		try {
+			return state.orders.has(decodeURIComponent(reference));
+		} catch {
+			return false;
+		}
+	}
+
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const path = (req.url ?? '/').split('?')[0];
 		if (path.startsWith('/__sandbox/')) {
 			const { value } = parseBody(await readBody(req));
 			return send(res, routeAdmin(sandbox, req.method ?? 'GET', path, value));
 		}
-		if (opts.gatewayNotFound.some((text) => path.includes(text)))
+		if (opts.gatewayNotFound.some((text) => path.includes(text)) && gatewayInTheWay(path))
 			return send(res, GATEWAY_NOT_FOUND[opts.gatewayNotFoundBody]);
 		if (path === '/v2' || path.startsWith('/v2/')) return handleApi(req, res, path);
 		send(res, text(404, 'Not Found'));

@@ -205,6 +205,8 @@ export interface SandboxOptions {
 	phantomOrders?: boolean;
 	/** That gateway's 404: an HTML page (the default) or JSON, as Kong's `{"message":"no Route matched with those values"}`. */
 	gatewayNotFoundBody?: 'html' | 'json';
+	/** That gateway answers only once the order the path names exists: a look-up that fails after its create, never before. */
+	gatewayNotFoundOnceMade?: boolean;
 	webhooks?: WebhookTarget[];
 	/** How the open points of the spec are answered, merged over DEFAULT_DIALECT (see dialect.mts). */
 	dialect?: Partial<Dialect>;

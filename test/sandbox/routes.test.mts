@@ -181,6 +181,19 @@ describe('a gateway in front', () => {
 		}
 	});
 
+	it('stands in the way only once the order exists under gatewayNotFoundOnceMade', async () => {
+		sbx.configure({ gatewayNotFound: ['/gw-1'], gatewayNotFoundOnceMade: true });
+		try {
+			expect((await call(sbx, 'GET', '/v2/orders/gw-1')).body.statusCode).toBe('04');
+			expect((await postDownload(sbx, { reference: 'gw-1' })).status).toBe(200);
+			const refused = await call(sbx, 'GET', '/v2/orders/gw-1');
+			expect(refused.status).toBe(404);
+			expect(refused.headers['content-type']).toBe('text/html');
+		} finally {
+			sbx.configure({ gatewayNotFound: [], gatewayNotFoundOnceMade: false });
+		}
+	});
+
 	it('answers it with JSON as Kong does under gatewayNotFoundBody json', async () => {
 		sbx.configure({ gatewayNotFound: ['%25'], gatewayNotFoundBody: 'json' });
 		try {

@@ -323,7 +323,15 @@ export class Books {
 	/** C9: what a clean run must do with each row, from the vouchers each scope holds. */
 	cleanRunDecisions(base: string, rows: ModelRow[]): Decision[] {
 		const byScope = new Map<Scope, ModelVoucher[]>();
-		for (const { order, scope } of this.ordersOf(base)) {
+		// C1's known limit: a whole sheet `<b>-b<k>` reads 0.3.0's `<b>-b<k>-<m>` as its own.
+		const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+		const sheetName = new RegExp(`^${escaped}-\\d+$`);
+		const oldNamesMet = [...this.owners.entries()].flatMap(([reference, owner]) => {
+			const order = this.order(reference);
+			const met = owner.base !== base && owner.scope !== 'sheet' && sheetName.test(reference);
+			return met && order ? [{ order, scope: 'sheet' as Scope }] : [];
+		});
+		for (const { order, scope } of [...this.ordersOf(base), ...oldNamesMet]) {
 			if (!PRODUCTS_WITH_VOUCHERS.includes(order.productCode)) continue;
 			const held = order.recipients.map((r) => ({ ...r, value: order.amount }));
 			byScope.set(scope, [...(byScope.get(scope) ?? []), ...held]);

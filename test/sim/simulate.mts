@@ -80,6 +80,7 @@ function sandboxFaults(spec: FaultSpec, sheet: Sheet) {
 		},
 		gatewayNotFound: references.map((reference) => `/${reference}`),
 		gatewayNotFoundBody: notFound?.body ?? 'html',
+		gatewayNotFoundOnceMade: notFound?.onceMade === true,
 		phantomOrders: spec.phantomOrders === true,
 	};
 }
@@ -106,6 +107,7 @@ export async function simulate(
 		processingDelayMs: simCase.processingDelayMs,
 		faults: {},
 		gatewayNotFound: [],
+		gatewayNotFoundOnceMade: false,
 		phantomOrders: false,
 	});
 	const books = new Books(sbx);
@@ -245,7 +247,12 @@ export async function simulate(
 				together = step.kind === 'run' && step.together && sheet.rowIds !== 'none';
 			}
 			records = await execute(label, planned, together);
-			sbx.configure({ faults: {}, gatewayNotFound: [], phantomOrders: false });
+			sbx.configure({
+				faults: {},
+				gatewayNotFound: [],
+				gatewayNotFoundOnceMade: false,
+				phantomOrders: false,
+			});
 		}
 		books.attribute(label, records);
 		for (const record of records) trace?.(record);

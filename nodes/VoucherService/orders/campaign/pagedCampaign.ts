@@ -20,6 +20,7 @@ import {
 	rowsNotBought,
 	rowsNotInOrder,
 	rowsNotSent,
+	rowsAfterUnconfirmed,
 	rowsUnsettled,
 	splitDecisions,
 } from './rowOutcomes';
@@ -295,6 +296,28 @@ export function blockJob(
 						break;
 					}
 					continue;
+				}
+				// An answer still PROCESSING names no recipients: under a service that answers a taken
+				// Reference with its order, it may be another run's, holding rows this block's later
+				// orders hold too. They are sent once it shows whose it is.
+				if (queue.length > 0 && recipientsOf(result.order) === 'pending') {
+					const deadline = Date.now() + settings.waitTimeoutMs;
+					let unread: unknown;
+					try {
+						const order = await settledOrder(client, result.order, deadline, next.order.itemIndex);
+						result = { ...result, order };
+						if (recipientsOf(order) === 'pending')
+							unread = `it was still ${order.status} at Wait Timeout`;
+					} catch (waitError) {
+						unread = waitError;
+					}
+					if (unread !== undefined) {
+						tally.bought.push({ request: next.order.request, status: result.order.status });
+						outcomes.push(...boughtRows(node, next.rows, result).outcomes);
+						const unsent = queue.splice(0).flatMap((o) => o.rows);
+						outcomes.push(...rowsAfterUnconfirmed(node, unsent, reference, unread));
+						break;
+					}
 				}
 				const bought = boughtRows(node, next.rows, result);
 				if (bought.missing.length > 0 && lostRaces++ < MAX_LOST_RACES) {

@@ -183,6 +183,22 @@ export function rowsNotInOrder(node: INode, rows: CampaignRow[], reference: stri
  * Rows whose order number another run took at once, when that order could not be read: they
  * may be in it. Said apart from "not bought", which would be a guess.
  */
+/** Rows of a block's later orders, unsent because the order before them could not be read to its end (why: a text or the error). */
+export function rowsAfterUnconfirmed(
+	node: INode,
+	rows: CampaignRow[],
+	reference: string,
+	unread: unknown,
+) {
+	const cause =
+		typeof unread === 'string' ? unread : withoutItemPrefix(asNodeError(node, unread).message);
+	const why: [string, string] = [
+		`unsettled: order ${reference} could not be read to its end, so no later order of its block was sent: ${cause}`,
+		'A service may answer a create with the order another run made under the same Reference, and this row may be in it. Nothing more was bought for it in this run. Run the workflow again (or Order → Get Campaign) to settle it.',
+	];
+	return rows.map((row) => rowFailure(node, row, why));
+}
+
 export function rowsUnsettled(node: INode, rows: CampaignRow[], reference: string, error: unknown) {
 	const { message } = asNodeError(node, error);
 	const why: [string, string] = [

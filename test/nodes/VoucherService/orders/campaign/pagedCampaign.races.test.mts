@@ -27,6 +27,18 @@ async function blockWithTakenN3(base: string, productCode: string) {
 	return { rows, other };
 }
 
+/** This run plans n2 (rows 10-34), n3 (35-59) and n4 (60-84); the other run's n3, still PROCESSING, holds 60-84. */
+async function othersN3HoldsOurN4(base: string) {
+	sandbox.configure({
+		dialect: { duplicateReference: 'existingOrder200' },
+		processingDelayMs: 60_000,
+	});
+	const rows = table(85, 0);
+	await placeDirectly(`${base}-b0-n1`, rows.slice(0, 10));
+	await placeDirectly(`${base}-b0-n3`, rows.slice(60), 'VCH-SLOW-COMPLETED');
+	return rows;
+}
+
 const perOrder = { recipientsPerOrder: 25 };
 const wait = { ...perOrder, waitForCompletion: true, waitTimeoutSeconds: 10 };
 
@@ -75,6 +87,47 @@ describe('a run whose number another run took, answered with that order (200 00,
 				});
 			}
 			expect(run.json.slice(10, 35).every((row) => row.confirmed === true)).toBe(true);
+		} finally {
+			sandbox.configure({ dialect: {}, processingDelayMs: 300 });
+		}
+	});
+});
+
+describe('a number taken while this run has more orders to send in the block (existingOrder200, found by the simulator)', () => {
+	it('Wait for Completion off: the next order waits until the taken one lists its recipients, so none of them is bought twice', async () => {
+		const base = uniqueReference('taken-more');
+		try {
+			const rows = await othersN3HoldsOurN4(base);
+			const running = runCampaign(base, rows, perOrder, byId);
+			const n3 = `${base}-b0-n3`;
+			await until(() => createsOf().get(n3) === 2);
+			sandbox.configure({ processingDelayMs: 300 });
+			const run = await running;
+			expect(run.error).toBeUndefined();
+			expect(new Set(run.json.slice(35, 60).map((row) => row.reference))).toEqual(
+				new Set([`${base}-b0-n4`]),
+			);
+			expect(run.json.slice(60).every((row) => row.reference === n3)).toBe(true);
+			expectEveryRowHeldOnce(base, rows);
+		} finally {
+			sandbox.configure({ dialect: {}, processingDelayMs: 300 });
+		}
+	});
+
+	it('when the taken one does not end within Wait Timeout, its rows name it and the later rows are unsettled, unsent', async () => {
+		const base = uniqueReference('taken-stuck');
+		try {
+			const rows = await othersN3HoldsOurN4(base);
+			const options = { ...perOrder, waitTimeoutSeconds: 1 };
+			const run = await runCampaign(base, rows, options, { ...byId, continueOnFail: true });
+			const n3 = `${base}-b0-n3`;
+			for (const row of run.json.slice(35, 60))
+				expect(row).toMatchObject({ reference: n3, confirmed: false, voucher: null });
+			for (const row of run.json.slice(60))
+				expect(String(row.error)).toMatch(
+					new RegExp(`^Item \\d+: unsettled: order ${n3} could not be read to its end`),
+				);
+			expect(createsOf().get(`${base}-b0-n4`)).toBeUndefined();
 		} finally {
 			sandbox.configure({ dialect: {}, processingDelayMs: 300 });
 		}
