@@ -38,6 +38,8 @@ const WAKE_CHECK_MS = 1_000;
 export interface Answer {
 	/** 5xx or no answer at all. */
 	overloaded: boolean;
+	/** No answer at all (a reset, a timeout): unlike a 500, it does not show the request passed a limiter. */
+	unanswered?: boolean;
 	/**
 	 * "Not now": HTTP 429, or a gateway's 502, 503 or 504. The rate pacing, not the limit on
 	 * requests in flight, answers it.
@@ -140,7 +142,8 @@ export class AdaptiveConcurrency {
 		this.answered = true;
 		const now = this.now();
 		const latency = now - slot.startedAt;
-		const outcome = answer.refused ? 'refused' : answer.overloaded ? 'failed' : 'admitted';
+		// A 500 was let through any limiter in front: for the rate it counts as admitted.
+		const outcome = answer.refused ? 'refused' : answer.unanswered ? 'failed' : 'admitted';
 		this.rate.onAnswer(slot.rateSequence, slot.startedAt, outcome, answer.hints);
 		if (answer.refused) return this.dispatch();
 		if (!answer.overloaded) this.observeLatency(slot, latency);

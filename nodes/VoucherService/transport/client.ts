@@ -194,7 +194,7 @@ export class VoucherApiClient {
 				{ credentialsDecrypted: credentials },
 			)) as HttpResponse;
 		} catch (error) {
-			this.pacing.release(slot, { overloaded: true });
+			this.pacing.release(slot, { overloaded: true, unanswered: true });
 			this.observe?.({ path: call.path, headers: {}, body: undefined, ms: Date.now() - started });
 			throw this.networkError(error, call);
 		}

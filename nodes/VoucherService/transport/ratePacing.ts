@@ -400,8 +400,8 @@ export class RatePacing {
 
 	/**
 	 * An answer with the hints its headers carried: `refused` is "not now" (HTTP 429, or a
-	 * gateway's 502, 503 or 504), `failed` another 5xx or no answer (which tells nothing about
-	 * the rate), `admitted` any other.
+	 * gateway's 502, 503 or 504), `failed` no answer at all (which tells nothing about the rate),
+	 * `admitted` any other, a 500 too: it passed whatever limits the rate.
 	 */
 	onAnswer(sequence: number, sentAt: number, outcome: Outcome, hints: RateHints = {}): void {
 		const now = this.now();
@@ -410,12 +410,16 @@ export class RatePacing {
 		this.readWindow(sequence, hints);
 		const pending = this.unconfirmed;
 		if (pending && sequence > pending.sequence) {
-			// Answers to requests sent after a refusal tell what it was: one admitted, sporadic.
-			if (outcome !== 'admitted') pending.refusedAfter++;
-			if (outcome === 'admitted' || !this.sentAfter(pending.sequence)) this.unconfirmed = undefined;
-			if (pending.refusedAfter >= REFUSALS_TO_CONFIRM) this.unconfirmed = undefined;
+			// Answers to requests sent after a refusal tell what it was: one admitted, sporadic;
+			// refusals, a limit. A failure (a 500, a reset) tells neither: the next answer does.
+			if (outcome === 'refused') pending.refusedAfter++;
+			const told =
+				outcome === 'admitted' ||
+				pending.refusedAfter >= REFUSALS_TO_CONFIRM ||
+				(pending.refusedAfter > 0 && !this.sentAfter(pending.sequence));
+			if (told) this.unconfirmed = undefined;
 			if (outcome === 'admitted') this.sporadic(now, pending.lone);
-			else if (!this.unconfirmed) this.refused(pending, pending.at);
+			else if (told) this.refused(pending, pending.at);
 		}
 		if (outcome === 'failed') return;
 		if (outcome === 'admitted') return this.admitted(sequence, sentAt);

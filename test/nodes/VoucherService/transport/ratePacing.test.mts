@@ -240,6 +240,24 @@ describe('rate pacing', () => {
 		}
 	});
 
+	it('tells a refusal by refusals after it, not by requests that got no answer: those tell nothing', () => {
+		const p = pacerOn();
+		const [refused, dropped, later] = [p.send(), p.send(), p.send()];
+		p.pacer.onAnswer(refused.sequence, refused.sentAt, 'refused', { retryAfterMs: 1_000 });
+		p.tick(5);
+		p.pacer.onAnswer(dropped.sequence, dropped.sentAt, 'failed');
+		expect(p.pacer.nextSendAt()).toBeGreaterThan(p.now()); // the one still out tells
+		p.pacer.onAnswer(later.sequence, later.sentAt, 'failed');
+		// None out and none refused after it: still untold, so one request goes at once to tell.
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+		const tell = p.send();
+		p.pacer.onAnswer(tell.sequence, tell.sentAt, 'admitted');
+		for (let i = 0; i < 50; i++) {
+			expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now()); // nothing was learnt
+			p.send();
+		}
+	});
+
 	it('learns from a refusal once three requests sent after it are refused too', () => {
 		const p = pacerOn();
 		const admitted = [p.send(), p.send()];

@@ -31,7 +31,11 @@ export type Service = { limit: RateLimitOptions } | { faults: FaultOptions };
 
 const EPOCH = 1_700_000_000_000;
 
-type Answer = { outcome: 'admitted' | 'refused' | 'failed'; headers: Record<string, string> };
+/** `failed`: a 500; `dropped`: no answer at all (a reset). */
+type Answer = {
+	outcome: 'admitted' | 'refused' | 'failed' | 'dropped';
+	headers: Record<string, string>;
+};
 
 export async function simulate(
 	service: Service,
@@ -60,7 +64,8 @@ export async function simulate(
 			if (answer.outcome === 'refused') refused++;
 			lastAnswerAt = Date.now();
 			pacing.release(slot, {
-				overloaded: answer.outcome === 'failed',
+				overloaded: answer.outcome === 'failed' || answer.outcome === 'dropped',
+				unanswered: answer.outcome === 'dropped',
 				refused: answer.outcome === 'refused',
 				hints: readRateHints(answer.headers, Date.now()),
 			});
@@ -73,6 +78,7 @@ export async function simulate(
 			}
 			const kind = fault('/v2/orders', 'POST');
 			if (kind === 'rateLimit') return { outcome: 'refused', headers: { 'retry-after': '1' } };
+			if (kind === 'reset') return { outcome: 'dropped', headers: {} };
 			return { outcome: kind === 'error' ? 'failed' : 'admitted', headers: {} };
 		};
 		let draws = seed;
@@ -81,7 +87,7 @@ export async function simulate(
 			for (let failures = 0; ; ) {
 				const outcome = await send();
 				if (outcome === 'admitted') return;
-				if (outcome === 'failed') {
+				if (outcome === 'failed' || outcome === 'dropped') {
 					await send(); // the look-up, which finds nothing
 					await after(backoffDelay(CREATE_RETRY, ++failures, random));
 				}
