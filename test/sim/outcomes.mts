@@ -18,6 +18,7 @@ import {
 } from './model.mts';
 import type { ModelRow, Outcome } from './model.mts';
 
+const FINAL = ['COMPLETED', 'PARTIALLY_COMPLETED', 'FAILED', 'CANCELED'];
 const ORDER_LOOKUP = /^\/v2\/orders\/(?!templates$)([^/]+)$/;
 
 /** The scope a look-up of the execution's own campaign reads: a block, the whole sheet, or none. */
@@ -163,6 +164,9 @@ function checkNotConfirmed(books: Books, execution: ExecutionRecord, { row, json
 	// PROCESSING cannot be told from this run's own until it lists its vouchers.
 	if (books.ownerOf(order.reference)?.base !== execution.base)
 		fail('voucher-of-another-campaign', `${order.reference} is another campaign's`);
+	// The sandbox lists a final order's vouchers: whether the row is in it was known.
+	if (FINAL.includes(String(json.status).toUpperCase()))
+		fail('not-confirmed-but-final', `${order.reference} was ${String(json.status)}`);
 }
 
 /** Output items by the input item they are paired to. */
