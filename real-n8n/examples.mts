@@ -94,10 +94,6 @@ export interface ImportedExample {
 	active: boolean;
 }
 
-/**
- * Imports every example; activates those started by webhooks whose credentials are all
- * given (an example that needs the user's own database stays inactive without one).
- */
 /** One example as importExamples imports it: credentials bound by type, file paths in `filesDir`. */
 export function preparedExample(
 	file: string,
@@ -106,6 +102,25 @@ export function preparedExample(
 	return useFilesDir(bindCredentials(readExample(file), opts.credentials), opts.filesDir);
 }
 
+/**
+ * Saves an example: under its own id when it has one that no workflow has yet (the workflows of
+ * a folder example call each other by id), else under a new one.
+ */
+async function saveExample(rest: N8nRest, wf: WorkflowJson): Promise<string> {
+	const taken = wf.id ? await rest.getWorkflow(wf.id).then(Boolean, () => false) : true;
+	if (taken) return (await rest.createWorkflow(wf)).id;
+	// POST /rest/workflows keeps an id given in the body, as import:workflow does.
+	return (await rest.request('POST', '/rest/workflows', { ...wf, active: false })).id as string;
+}
+
+const isSubWorkflow = (wf: WorkflowJson) =>
+	wf.nodes.some((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger');
+
+/**
+ * Imports every example; publishes those started by webhooks, and sub-workflows, whose
+ * credentials are all given (an example that needs the user's own database stays inactive
+ * without one).
+ */
 export async function importExamples(
 	rest: N8nRest,
 	opts: { credentials: Record<string, CredentialRef>; filesDir: string; activate?: boolean },
@@ -113,15 +128,16 @@ export async function importExamples(
 	const imported: ImportedExample[] = [];
 	for (const file of exampleFiles()) {
 		const wf = preparedExample(file, opts);
-		const { id } = await rest.createWorkflow(wf);
+		const id = await saveExample(rest, wf);
 		const webhookUrl = productionWebhookUrl(rest.url, wf);
 		let active = false;
 		const bound = wf.nodes.every((n) =>
 			Object.keys(n.credentials ?? {}).every((type) => opts.credentials[type]),
 		);
-		if (webhookUrl && bound && opts.activate !== false) {
+		// n8n 2.x runs only a published sub-workflow.
+		if ((webhookUrl || isSubWorkflow(wf)) && bound && opts.activate !== false) {
 			await rest.activateWorkflow(id);
-			await rest.waitForWebhook(webhookUrl);
+			if (webhookUrl) await rest.waitForWebhook(webhookUrl);
 			active = true;
 		}
 		imported.push({ file, id, name: wf.name, webhookUrl, active });

@@ -84,10 +84,17 @@ describe('example workflows', () => {
 
 	const hasManualTrigger = (file: string) =>
 		readExample(file).nodes.some((n) => n.name === MANUAL_TRIGGER);
-	/** Google Sheets cannot run here; the PostgreSQL campaign runs in campaignFromPostgres.e2e.test.mts. */
+	/**
+	 * Google Sheets cannot run here; the PostgreSQL and Data Table campaigns, which need their
+	 * tables, run in campaignFromPostgres.e2e.test.mts and campaignFromDataTable.e2e.test.mts.
+	 */
 	const usesOwnService = (file: string) =>
 		readExample(file).nodes.some((n) =>
-			['n8n-nodes-base.googleSheets', 'n8n-nodes-base.postgres'].includes(n.type),
+			[
+				'n8n-nodes-base.googleSheets',
+				'n8n-nodes-base.postgres',
+				'n8n-nodes-base.dataTable',
+			].includes(n.type),
 		);
 
 	/** Every node type this n8n offers, with its parameters, as the editor loads them. */
