@@ -1,32 +1,18 @@
 // examples/campaign-from-data-table in a real n8n, for its e2e test and `npm run dev`: its Data
 // Table made through n8n's REST API (named, and with the columns, as the example has them), rows
 // added, changed, deleted and read back there; the campaign's totals read from an execution.
-import { readExample } from './examples.mts';
+import { campaignExample } from './campaignExample.mts';
 import type { Execution, N8nRest } from './rest.mts';
 
-const CAMPAIGN_FILE = 'campaign-from-data-table/campaign.json';
-const PAGE_FILE = 'campaign-from-data-table/campaign-page.json';
+/** The example's workflows, trigger and base Reference, and its import as a user does it. */
+export const dataTableExample = campaignExample('campaign-from-data-table');
+
 const TOTALS = 'Totals so far';
 
-const campaign = readExample(CAMPAIGN_FILE);
-const page = readExample(PAGE_FILE);
-
-/** The campaign's manual trigger, the node a run starts from. */
-export const CAMPAIGN_START = campaign.nodes.find(
-	(n) => n.type === 'n8n-nodes-base.manualTrigger',
-)!.name;
-
-/** The base Reference the example sets in its Campaign settings. */
-export const CAMPAIGN_BASE = (
-	campaign.nodes.find((n) => n.name === 'Campaign settings')!.parameters.assignments as {
-		assignments: Array<{ name: string; value: string }>;
-	}
-).assignments.find((a) => a.name === 'baseReference')!.value;
-
-const writeNode = page.nodes.find((n) => n.name === 'Write the results')!;
+const writeNode = dataTableExample.page.nodes.find((n) => n.name === 'Write the results')!;
 
 /** The Data Table's name, as the example's nodes find it. */
-export const TABLE_NAME = (writeNode.parameters.dataTableId as { value: string }).value;
+const TABLE_NAME = (writeNode.parameters.dataTableId as { value: string }).value;
 
 /**
  * The table's columns and their Data Table types, from the schema of the example's write: the

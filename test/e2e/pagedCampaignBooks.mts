@@ -46,5 +46,13 @@ export function pagedCampaignBooks(sandbox: Sandbox, base: string) {
 	return { requestsSince, books };
 }
 
+/** The service's status codes for the creates of order `reference` after request `seq`, in order. */
+export const createAnswers = (sandbox: Sandbox, seq: number, reference: string): string[] =>
+	sandbox.state.requests
+		.filter(
+			(r) => r.seq > seq && (r.body as { reference?: string } | null)?.reference === reference,
+		)
+		.map((r) => String(r.statusCode));
+
 /** The sandbox's last request, to count what comes after it. */
 export const lastSeq = (sandbox: Sandbox): number => sandbox.state.requests.at(-1)?.seq ?? 0;
