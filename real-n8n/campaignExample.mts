@@ -5,29 +5,40 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { readExample } from './examples.mts';
+import { bindCredentials, readExample, type CredentialRef } from './examples.mts';
 import { runN8nCommand } from './n8n.mts';
-import { REPO_ROOT } from './paths.mts';
+import type { WorkflowJson } from './rest.mts';
 
 type Assignments = { assignments: Array<{ name: string; value: unknown }> };
 
-const baseAssignment = (parameters: Record<string, unknown>) =>
-	(parameters.assignments as Assignments).assignments.find((a) => a.name === 'baseReference')!;
+const baseAssignment = (wf: WorkflowJson) =>
+	(
+		wf.nodes.find((n) => n.name === 'Campaign settings')!.parameters.assignments as Assignments
+	).assignments.find((a) => a.name === 'baseReference')!;
 
 export function campaignExample(folder: string) {
 	const campaign = readExample(`${folder}/campaign.json`);
 	const page = readExample(`${folder}/campaign-page.json`);
-	const settings = (wf: typeof campaign) =>
-		wf.nodes.find((n) => n.name === 'Campaign settings')!.parameters;
-	const dir = join(REPO_ROOT, 'examples', folder);
 
-	/** Imports the example's files as a user does, over what is there (same ids). */
-	const importInto = async (userFolder: string, from = dir) => {
-		await runN8nCommand(userFolder, ['import:workflow', '--separate', `--input=${from}`]);
+	/**
+	 * Imports these workflows over what is there (same ids), their credentials those given by
+	 * type, as a user picks them in the nodes: by name, the import could take another
+	 * credential of that name. The files go to a new folder in `scratch`.
+	 */
+	const importInto = async (
+		userFolder: string,
+		credentials: Record<string, CredentialRef>,
+		scratch: string,
+		workflows: WorkflowJson[],
+	) => {
+		const dir = mkdtempSync(join(scratch, 'example-'));
+		workflows.forEach((wf, i) =>
+			writeFileSync(join(dir, `${i}.json`), JSON.stringify(bindCredentials(wf, credentials))),
+		);
+		await runN8nCommand(userFolder, ['import:workflow', '--separate', `--input=${dir}`]);
 	};
 
 	return {
-		campaign,
 		page,
 		campaignId: campaign.id!,
 		/** The sub-workflow, which n8n 2.x runs only once published. */
@@ -35,18 +46,28 @@ export function campaignExample(folder: string) {
 		/** The campaign's manual trigger, the node a run starts from. */
 		start: campaign.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger')!.name,
 		/** The base Reference the example sets in its Campaign settings. */
-		base: baseAssignment(settings(campaign)).value as string,
-		importInto,
-		/**
-		 * Imports the campaign under another base reference, over the example's (same id): a
-		 * second campaign over the same table. Its file goes to a new folder in `scratch`.
-		 */
-		async importWithBase(userFolder: string, base: string, scratch: string) {
+		base: baseAssignment(campaign).value as string,
+		/** The page and the campaign imported (see importInto). */
+		async importBoth(
+			userFolder: string,
+			credentials: Record<string, CredentialRef>,
+			scratch: string,
+		) {
+			await importInto(userFolder, credentials, scratch, [
+				structuredClone(page),
+				structuredClone(campaign),
+			]);
+		},
+		/** The campaign alone under another base reference: a second campaign over the same table. */
+		async importWithBase(
+			userFolder: string,
+			credentials: Record<string, CredentialRef>,
+			scratch: string,
+			base: string,
+		) {
 			const other = structuredClone(campaign);
-			baseAssignment(settings(other)).value = base;
-			const to = mkdtempSync(join(scratch, 'campaign-'));
-			writeFileSync(join(to, 'campaign.json'), JSON.stringify(other));
-			await importInto(userFolder, to);
+			baseAssignment(other).value = base;
+			await importInto(userFolder, credentials, scratch, [other]);
 		},
 	};
 }

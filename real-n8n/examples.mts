@@ -43,7 +43,10 @@ export function readExample(file: string): WorkflowJson {
 export type CredentialRef = { id: string; name: string };
 
 /** Points every node's credential of a known type at the given credential. */
-function bindCredentials(wf: WorkflowJson, byType: Record<string, CredentialRef>): WorkflowJson {
+export function bindCredentials(
+	wf: WorkflowJson,
+	byType: Record<string, CredentialRef>,
+): WorkflowJson {
 	for (const node of wf.nodes) {
 		for (const type of Object.keys(node.credentials ?? {})) {
 			const cred = byType[type];
@@ -103,12 +106,11 @@ export function preparedExample(
 }
 
 /**
- * Saves an example: under its own id when it has one that no workflow has yet (the workflows of
- * a folder example call each other by id), else under a new one.
+ * Saves an example under a new id, or with `keepIds` under its own when it has one (the
+ * workflows of a folder example call each other by id).
  */
-async function saveExample(rest: N8nRest, wf: WorkflowJson): Promise<string> {
-	const taken = wf.id ? await rest.getWorkflow(wf.id).then(Boolean, () => false) : true;
-	if (taken) return (await rest.createWorkflow(wf)).id;
+async function saveExample(rest: N8nRest, wf: WorkflowJson, keepIds: boolean): Promise<string> {
+	if (!keepIds || !wf.id) return (await rest.createWorkflow(wf)).id;
 	// POST /rest/workflows keeps an id given in the body, as import:workflow does.
 	return (await rest.request('POST', '/rest/workflows', { ...wf, active: false })).id as string;
 }
@@ -123,12 +125,18 @@ const isSubWorkflow = (wf: WorkflowJson) =>
  */
 export async function importExamples(
 	rest: N8nRest,
-	opts: { credentials: Record<string, CredentialRef>; filesDir: string; activate?: boolean },
+	opts: {
+		credentials: Record<string, CredentialRef>;
+		filesDir: string;
+		activate?: boolean;
+		/** Keep the examples' own ids: in a new n8n, where no workflow has them yet. */
+		keepIds?: boolean;
+	},
 ): Promise<ImportedExample[]> {
 	const imported: ImportedExample[] = [];
 	for (const file of exampleFiles()) {
 		const wf = preparedExample(file, opts);
-		const id = await saveExample(rest, wf);
+		const id = await saveExample(rest, wf, opts.keepIds ?? false);
 		const webhookUrl = productionWebhookUrl(rest.url, wf);
 		let active = false;
 		const bound = wf.nodes.every((n) =>

@@ -121,7 +121,8 @@ try {
 		),
 	}));
 	const imported = await step('Importing the example workflows', () =>
-		importExamples(rest, { credentials, filesDir }),
+		// A new n8n: the examples keep their ids, so a campaign finds its page sub-workflow.
+		importExamples(rest, { credentials, filesDir, keepIds: true }),
 	);
 	await step(
 		`Creating the Data Table of "Campaign from a Data Table" (${DEMO_ROWS} rows)`,

@@ -1,11 +1,12 @@
 // examples/campaign-from-data-table as a user runs it: its Data Table made in n8n (here through
 // the editor's REST API) with 20,000 rows, the example imported with `n8n import:workflow`, its
-// credential found by name, its sub-workflow published, the rows bought in pages of whole
-// hundreds of IDs against the sandbox, each row's result written back into its own row. After
-// n8n is killed mid-way, a re-run, a re-run that buys nothing, rows added and deleted (n8n then
-// hands a deleted ID to a new row) with a bad e-mail, and two executions at once, the sandbox's
-// books show each row holding exactly one voucher of its amount, one debit per order, and every
-// row's result columns say what the books hold.
+// credential picked (by id: other files make credentials of the same name), its sub-workflow
+// published, the rows bought in pages of whole hundreds of IDs against the sandbox, each row's
+// result written back into its own row. After n8n is killed mid-way, a re-run, a re-run that
+// buys nothing, rows added and deleted (n8n then hands a deleted ID to a new row) with a bad
+// e-mail, and two executions at once, the sandbox's books show each row holding exactly one
+// voucher of its amount, one debit per order, and every row's result columns say what the
+// books hold.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,8 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 	let sandbox: Sandbox;
 	let table: RecipientTable;
 	let scratch: string;
+	/** The credentials the example's nodes use, by type. */
+	let credentials: Record<string, { id: string; name: string }>;
 	/** E-mails of rows deleted from the table: their vouchers stay theirs. */
 	const deleted = new Set<string>();
 
@@ -115,9 +118,10 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 			latencyMs: LATENCY_MS,
 			initialBalanceNgn: 1_000_000_000,
 		});
-		// Named as the example names it: the import finds it by name.
-		await sandboxApiCredential(rest, sandbox, 'Voucher Service account');
-		await example.importInto(inject('n8nUserFolder'));
+		credentials = {
+			voucherServiceApi: await sandboxApiCredential(rest, sandbox, 'Voucher Service account'),
+		};
+		await example.importBoth(inject('n8nUserFolder'), credentials, scratch);
 		await rest.activateWorkflow(PAGE_ID);
 	}, 180_000);
 	afterAll(async () => {
@@ -263,7 +267,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 		'two executions at once over the same pages buy each row once between them',
 		async () => {
 			const base = `${BASE}-twice`;
-			await example.importWithBase(inject('n8nUserFolder'), base, scratch);
+			await example.importWithBase(inject('n8nUserFolder'), credentials, scratch, base);
 			const seq = lastSeq(sandbox);
 			const t0 = Date.now();
 			// They race for certain, at any speed: block 0's first order is held until both

@@ -1,8 +1,9 @@
 // examples/campaign-from-postgres as a user runs it: imported with `n8n import:workflow`, its
-// credentials found by name, its sub-workflow published, 20,000 rows of a real PostgreSQL
-// bought in pages of 1,000 against the sandbox. After n8n is killed mid-way, a re-run, a re-run
-// that buys nothing, rows added and two executions at once, the sandbox's own books show each
-// ID holding exactly one voucher of its amount, and one debit per order.
+// credentials picked (by id: other files make credentials of the same names), its sub-workflow
+// published, 20,000 rows of a real PostgreSQL bought in pages of 1,000 against the sandbox.
+// After n8n is killed mid-way, a re-run, a re-run that buys nothing, rows added and two
+// executions at once, the sandbox's own books show each ID holding exactly one voucher of its
+// amount, and one debit per order.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +46,8 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 	let db: PgClient;
 	let sandbox: Sandbox;
 	let scratch: string;
+	/** The credentials the example's nodes use, by type. */
+	let credentials: Record<string, { id: string; name: string }>;
 
 	const requestsSince = (seq: number, base: string) =>
 		pagedCampaignBooks(sandbox, base).requestsSince(seq);
@@ -113,10 +116,11 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			latencyMs: LATENCY_MS,
 			initialBalanceNgn: 1_000_000_000,
 		});
-		// Named as the example names them: the import finds them by name.
-		await sandboxApiCredential(rest, sandbox, 'Voucher Service account');
-		await postgresCredential(rest, pg, 'Your PostgreSQL');
-		await example.importInto(inject('n8nUserFolder'));
+		credentials = {
+			voucherServiceApi: await sandboxApiCredential(rest, sandbox, 'Voucher Service account'),
+			postgres: await postgresCredential(rest, pg, 'Your PostgreSQL'),
+		};
+		await example.importBoth(inject('n8nUserFolder'), credentials, scratch);
 		await rest.activateWorkflow(PAGE_ID);
 	}, 180_000);
 	afterAll(async () => {
@@ -253,7 +257,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		'two executions at once over the same pages buy each ID once between them',
 		async () => {
 			const base = `${BASE}-twice`;
-			await example.importWithBase(inject('n8nUserFolder'), base, scratch);
+			await example.importWithBase(inject('n8nUserFolder'), credentials, scratch, base);
 			const seq = lastSeq();
 			const t0 = Date.now();
 			// They race for certain, at any speed: block 0's first order is held until both
