@@ -50,10 +50,14 @@ const idFilter = (condition: string, value: number): Filter => ({
 
 /** One Data Table of the owner's personal project, through the editor's REST API. */
 export class RecipientTable {
-	private constructor(
-		private readonly rest: N8nRest,
-		private readonly path: string,
-	) {}
+	private readonly rest: N8nRest;
+	private readonly path: string;
+
+	// Plain fields, not parameter properties: npm run dev runs this file under Node's type stripping.
+	private constructor(rest: N8nRest, path: string) {
+		this.rest = rest;
+		this.path = path;
+	}
 
 	/** Creates the example's table (by its name) in the owner's personal project. */
 	static async create(rest: N8nRest): Promise<RecipientTable> {

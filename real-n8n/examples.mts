@@ -15,6 +15,7 @@ import type {
 } from 'n8n-workflow';
 
 import { REPO_ROOT } from './paths.mts';
+import { versionFacts } from './versions.mts';
 import type { N8nRest, WorkflowJson } from './rest.mts';
 
 // n8n-workflow's CommonJS build, the one n8n loads: its ESM build imports files without
@@ -142,8 +143,9 @@ export async function importExamples(
 		const bound = wf.nodes.every((n) =>
 			Object.keys(n.credentials ?? {}).every((type) => opts.credentials[type]),
 		);
-		// n8n 2.x runs only a published sub-workflow.
-		if ((webhookUrl || isSubWorkflow(wf)) && bound && opts.activate !== false) {
+		const publish =
+			webhookUrl || (isSubWorkflow(wf) && versionFacts(rest.version).publishSubWorkflows);
+		if (publish && bound && opts.activate !== false) {
 			await rest.activateWorkflow(id);
 			if (webhookUrl) await rest.waitForWebhook(webhookUrl);
 			active = true;

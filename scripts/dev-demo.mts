@@ -141,7 +141,7 @@ ${webhookTargets.map((t) => `                 ${t.url}`).join('\n')}
 
   workflows
 ${imported.map((w) => `    ${w.active ? '●' : ' '} ${w.name.padEnd(62)} ${n8n.url}/workflow/${w.id}`).join('\n')}
-    (● active: started by webhooks)
+    (● active: started by webhooks, or a sub-workflow, which runs only published)
 
 Try "Voucher campaign from a CSV file", then "Place an order that completes later"
 and watch the executions of "React to finished voucher orders". Run "Campaign from a
