@@ -15,11 +15,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import {
-	CAMPAIGN_BASE,
-	CAMPAIGN_START,
 	campaignTotals,
 	createRecipientsTable,
 	fillRecipients,
+	postgresExample,
 	saveCampaignExample,
 } from '../real-n8n/campaignFromPostgres.mts';
 import { postgresCredential } from '../real-n8n/fixtures.mts';
@@ -155,13 +154,13 @@ async function prepareExample(target: Target, pg: Postgres, db: PgClient, filesD
 	const id = await saveCampaignExample(target.rest, { postgres, voucherServiceApi: creds.ours }, filesDir);
 	await db.query('TRUNCATE campaign_recipients');
 	await fillRecipients(db, 1, WARM_ROWS);
-	await runQuietly(target.rest, id, runTimeoutMs(WARM_ROWS), CAMPAIGN_START);
+	await runQuietly(target.rest, id, runTimeoutMs(WARM_ROWS), postgresExample.start);
 	sandbox.reset();
 	await db.query('TRUNCATE campaign_recipients');
 	const t0 = Date.now();
 	await fillRecipients(db, 1, rows);
 	say(`table filled with ${rows} rows in ${fmt((Date.now() - t0) / 1000, 1)} s`);
-	return { creds, example: { id, trigger: CAMPAIGN_START, base: CAMPAIGN_BASE } };
+	return { creds, example: { id, trigger: postgresExample.start, base: postgresExample.base } };
 }
 
 async function exampleTwice(target: Target, example: { id: string; trigger: string; base: string }, rows: number, mode: string) {

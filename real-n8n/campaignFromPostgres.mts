@@ -2,7 +2,8 @@
 // it): its table as issue 33 gives it, filled from generate_series; its two workflows saved
 // under their own ids (the campaign calls the page by id), credentials bound by type, the
 // page published (n8n 2.x runs only a published sub-workflow); its totals read back.
-import { preparedExample, readExample, type CredentialRef } from './examples.mts';
+import { campaignExample } from './campaignExample.mts';
+import { preparedExample, type CredentialRef } from './examples.mts';
 import { nodeOutput, type Execution, type N8nRest } from './rest.mts';
 import type { PgClient } from './services.mts';
 
@@ -10,19 +11,8 @@ const CAMPAIGN_FILE = 'campaign-from-postgres/campaign.json';
 const PAGE_FILE = 'campaign-from-postgres/campaign-page.json';
 const TOTALS = 'Totals so far';
 
-const campaign = readExample(CAMPAIGN_FILE);
-
-/** The campaign's manual trigger, the node a run starts from. */
-export const CAMPAIGN_START = campaign.nodes.find(
-	(n) => n.type === 'n8n-nodes-base.manualTrigger',
-)!.name;
-
-/** The base Reference the example sets in its Campaign settings. */
-export const CAMPAIGN_BASE = (
-	campaign.nodes.find((n) => n.name === 'Campaign settings')!.parameters.assignments as {
-		assignments: Array<{ name: string; value: string }>;
-	}
-).assignments.find((a) => a.name === 'baseReference')!.value;
+/** The example's workflows, trigger and base Reference, and its import as a user does it. */
+export const postgresExample = campaignExample('campaign-from-postgres');
 
 export async function createRecipientsTable(db: PgClient): Promise<void> {
 	await db.query(`CREATE TABLE campaign_recipients (

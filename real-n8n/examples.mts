@@ -15,6 +15,7 @@ import type {
 } from 'n8n-workflow';
 
 import { REPO_ROOT } from './paths.mts';
+import { versionFacts } from './versions.mts';
 import type { N8nRest, WorkflowJson } from './rest.mts';
 
 // n8n-workflow's CommonJS build, the one n8n loads: its ESM build imports files without
@@ -43,7 +44,10 @@ export function readExample(file: string): WorkflowJson {
 export type CredentialRef = { id: string; name: string };
 
 /** Points every node's credential of a known type at the given credential. */
-function bindCredentials(wf: WorkflowJson, byType: Record<string, CredentialRef>): WorkflowJson {
+export function bindCredentials(
+	wf: WorkflowJson,
+	byType: Record<string, CredentialRef>,
+): WorkflowJson {
 	for (const node of wf.nodes) {
 		for (const type of Object.keys(node.credentials ?? {})) {
 			const cred = byType[type];
@@ -94,10 +98,6 @@ export interface ImportedExample {
 	active: boolean;
 }
 
-/**
- * Imports every example; activates those started by webhooks whose credentials are all
- * given (an example that needs the user's own database stays inactive without one).
- */
 /** One example as importExamples imports it: credentials bound by type, file paths in `filesDir`. */
 export function preparedExample(
 	file: string,
@@ -106,22 +106,48 @@ export function preparedExample(
 	return useFilesDir(bindCredentials(readExample(file), opts.credentials), opts.filesDir);
 }
 
+/**
+ * Saves an example under a new id, or with `keepIds` under its own when it has one (the
+ * workflows of a folder example call each other by id).
+ */
+async function saveExample(rest: N8nRest, wf: WorkflowJson, keepIds: boolean): Promise<string> {
+	if (!keepIds || !wf.id) return (await rest.createWorkflow(wf)).id;
+	// POST /rest/workflows keeps an id given in the body, as import:workflow does.
+	return (await rest.request('POST', '/rest/workflows', { ...wf, active: false })).id as string;
+}
+
+const isSubWorkflow = (wf: WorkflowJson) =>
+	wf.nodes.some((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger');
+
+/**
+ * Imports every example; publishes those started by webhooks, and sub-workflows, whose
+ * credentials are all given (an example that needs the user's own database stays inactive
+ * without one).
+ */
 export async function importExamples(
 	rest: N8nRest,
-	opts: { credentials: Record<string, CredentialRef>; filesDir: string; activate?: boolean },
+	opts: {
+		credentials: Record<string, CredentialRef>;
+		filesDir: string;
+		activate?: boolean;
+		/** Keep the examples' own ids: in a new n8n, where no workflow has them yet. */
+		keepIds?: boolean;
+	},
 ): Promise<ImportedExample[]> {
 	const imported: ImportedExample[] = [];
 	for (const file of exampleFiles()) {
 		const wf = preparedExample(file, opts);
-		const { id } = await rest.createWorkflow(wf);
+		const id = await saveExample(rest, wf, opts.keepIds ?? false);
 		const webhookUrl = productionWebhookUrl(rest.url, wf);
 		let active = false;
 		const bound = wf.nodes.every((n) =>
 			Object.keys(n.credentials ?? {}).every((type) => opts.credentials[type]),
 		);
-		if (webhookUrl && bound && opts.activate !== false) {
+		const publish =
+			webhookUrl || (isSubWorkflow(wf) && versionFacts(rest.version).publishSubWorkflows);
+		if (publish && bound && opts.activate !== false) {
 			await rest.activateWorkflow(id);
-			await rest.waitForWebhook(webhookUrl);
+			if (webhookUrl) await rest.waitForWebhook(webhookUrl);
 			active = true;
 		}
 		imported.push({ file, id, name: wf.name, webhookUrl, active });

@@ -75,6 +75,11 @@ export interface N8nVersionFacts {
 	activateCommand(workflowId: string): string[];
 	/** How the internal REST API activates a workflow. */
 	restActivation: 'activate-endpoint' | 'patch-active';
+	/**
+	 * Whether a sub-workflow (Execute Workflow Trigger) is published: 2.x runs one only once
+	 * published; 1.x runs it as saved, and refuses to activate a workflow without a trigger.
+	 */
+	publishSubWorkflows: boolean;
 	/** How `POST /rest/workflows/:id/run` wants its body: 2.x only names the trigger; 1.x also the workflow. */
 	restRunBody: 'trigger-only' | 'with-workflow-data';
 	/**
@@ -103,6 +108,7 @@ const v2 = {
 	webhookUrlVariable: 'N8N_WEBHOOK_URL',
 	activateCommand: (id: string) => ['publish:workflow', `--id=${id}`],
 	restActivation: 'activate-endpoint',
+	publishSubWorkflows: true,
 	restRunBody: 'trigger-only',
 	communityPackageVersion: 'body',
 } as const;
@@ -111,6 +117,7 @@ const v1 = {
 	webhookUrlVariable: 'WEBHOOK_URL',
 	activateCommand: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
 	restActivation: 'patch-active',
+	publishSubWorkflows: false,
 	restRunBody: 'with-workflow-data',
 	communityPackageVersion: 'body',
 } as const;

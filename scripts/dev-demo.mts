@@ -7,6 +7,7 @@
 //   npm run dev [-- --port 5678] [-- --sandbox-port 4010] [-- --keep]
 import { parseArgs } from 'node:util';
 
+import { RecipientTable } from '../real-n8n/campaignFromDataTable.mts';
 import { importExamples, productionWebhookUrl, readExample } from '../real-n8n/examples.mts';
 import { sandboxApiCredential, webhookCredential } from '../real-n8n/fixtures.mts';
 import { ensureN8nInstalled } from '../real-n8n/install.mts';
@@ -19,6 +20,8 @@ import { startSandbox, type Sandbox } from '../sandbox/server.mts';
 const WEBHOOK_SECRET = 'whsec_demo_sandbox';
 const TRIGGER_EXAMPLE = 'order-events-automation.json';
 const WEBHOOK_NODE_EXAMPLE = 'operations/webhook-verify-signature.json';
+/** Rows of the Data Table example's table: three pages, a few seconds a run. */
+const DEMO_ROWS = 2500;
 
 const { values: args } = parseArgs({
 	options: {
@@ -118,7 +121,12 @@ try {
 		),
 	}));
 	const imported = await step('Importing the example workflows', () =>
-		importExamples(rest, { credentials, filesDir }),
+		// A new n8n: the examples keep their ids, so a campaign finds its page sub-workflow.
+		importExamples(rest, { credentials, filesDir, keepIds: true }),
+	);
+	await step(
+		`Creating the Data Table of "Campaign from a Data Table" (${DEMO_ROWS} rows)`,
+		async () => (await RecipientTable.create(rest)).add(DEMO_ROWS, 1, 1),
 	);
 
 	say(`
@@ -133,10 +141,11 @@ ${webhookTargets.map((t) => `                 ${t.url}`).join('\n')}
 
   workflows
 ${imported.map((w) => `    ${w.active ? '●' : ' '} ${w.name.padEnd(62)} ${n8n.url}/workflow/${w.id}`).join('\n')}
-    (● active: started by webhooks)
+    (● active: started by webhooks, or a sub-workflow, which runs only published)
 
 Try "Voucher campaign from a CSV file", then "Place an order that completes later"
-and watch the executions of "React to finished voucher orders".
+and watch the executions of "React to finished voucher orders". Run "Campaign from a
+Data Table", then read each row's result in Overview → Data tables → Campaign recipients.
 Press Ctrl-C to stop n8n and the sandbox.`);
 } catch (error) {
 	process.stderr.write(`\n${(error as Error).stack ?? String(error)}\n`);

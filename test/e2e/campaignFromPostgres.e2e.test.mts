@@ -1,16 +1,15 @@
 // examples/campaign-from-postgres as a user runs it: imported with `n8n import:workflow`, its
-// credentials found by name, its sub-workflow published, 20,000 rows of a real PostgreSQL
-// bought in pages of 1,000 against the sandbox. After n8n is killed mid-way, a re-run, a re-run
-// that buys nothing, rows added and two executions at once, the sandbox's own books show each
-// ID holding exactly one voucher of its amount, and one debit per order.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// credentials picked (by id: other files make credentials of the same names), its sub-workflow
+// published, 20,000 rows of a real PostgreSQL bought in pages of 1,000 against the sandbox.
+// After n8n is killed mid-way, a re-run, a re-run that buys nothing, rows added and two
+// executions at once, the sandbox's own books show each ID holding exactly one voucher of its
+// amount, and one debit per order.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { runN8nCommand } from '../../real-n8n/n8n.mts';
-import { REPO_ROOT } from '../../real-n8n/paths.mts';
 import { type Execution, type N8nRest } from '../../real-n8n/rest.mts';
 import {
 	ensureQueueServices,
@@ -21,23 +20,16 @@ import {
 } from '../../real-n8n/services.mts';
 import { postgresCredential } from '../../real-n8n/fixtures.mts';
 import {
-	CAMPAIGN_BASE as BASE,
-	CAMPAIGN_START as START,
 	campaignTotals,
 	createRecipientsTable,
 	fillRecipients,
+	postgresExample as example,
 } from '../../real-n8n/campaignFromPostgres.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { ownerClient, restartN8n, sandboxApiCredential, until } from './n8nUnderTest.mts';
+import { createAnswers, lastSeq as lastSeqOf, pagedCampaignBooks } from './pagedCampaignBooks.mts';
 
-const EXAMPLE_DIR = join(REPO_ROOT, 'examples', 'campaign-from-postgres');
-const readWorkflow = (file: string) =>
-	JSON.parse(readFileSync(join(EXAMPLE_DIR, file), 'utf8')) as {
-		id: string;
-		nodes: Array<{ name: string; parameters: Record<string, any> }>;
-	};
-const CAMPAIGN = readWorkflow('campaign.json');
-const PAGE = readWorkflow('campaign-page.json');
+const { base: BASE, start: START, campaignId: CAMPAIGN_ID, pageId: PAGE_ID } = example;
 const EACH_PAGE = 'Each page';
 
 const ROWS = 20_000;
@@ -54,23 +46,12 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 	let db: PgClient;
 	let sandbox: Sandbox;
 	let scratch: string;
+	/** The credentials the example's nodes use, by type. */
+	let credentials: Record<string, { id: string; name: string }>;
 
-	/** What the sandbox served under the campaign `base`, from its request log. */
-	const requestsSince = (seq: number, base: string) => {
-		const served = sandbox.state.requests.filter((r) => r.seq > seq);
-		const ofBase = (r: (typeof served)[number]) =>
-			r.path.startsWith(`/v2/orders/${base}-b`) ||
-			String((r.body as { reference?: string } | null)?.reference).startsWith(`${base}-b`);
-		return {
-			lookUps: served.filter((r) => r.method === 'GET' && ofBase(r)).length,
-			creates: served.filter((r) => r.method === 'POST' && ofBase(r) && r.statusCode === '00')
-				.length,
-			refusedCreates: served.filter(
-				(r) => r.method === 'POST' && ofBase(r) && r.statusCode !== '00',
-			).length,
-		};
-	};
-	const lastSeq = () => sandbox.state.requests.at(-1)?.seq ?? 0;
+	const requestsSince = (seq: number, base: string) =>
+		pagedCampaignBooks(sandbox, base).requestsSince(seq);
+	const lastSeq = () => lastSeqOf(sandbox);
 
 	/** The campaign's vouchers per row ID, and its orders and debits, from the sandbox's books. */
 	function books(base: string) {
@@ -120,28 +101,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		return campaignTotals(ex);
 	};
 
-	/** The example's files imported as a user does, over what is there (same ids). */
-	async function importExample(dir = EXAMPLE_DIR) {
-		await runN8nCommand(inject('n8nUserFolder'), [
-			'import:workflow',
-			'--separate',
-			`--input=${dir}`,
-		]);
-	}
-
-	/** The campaign under another base reference: a second campaign over the same table. */
-	async function importWithBase(base: string) {
-		const dir = mkdtempSync(join(scratch, 'campaign-'));
-		const campaign = structuredClone(CAMPAIGN);
-		const settings = campaign.nodes.find((n) => n.name === 'Campaign settings')!;
-		settings.parameters.assignments.assignments.find(
-			(a: { name: string }) => a.name === 'baseReference',
-		).value = base;
-		writeFileSync(join(dir, 'campaign.json'), JSON.stringify(campaign));
-		await importExample(dir);
-	}
-
-	const runCampaign = () => rest.runWorkflow(CAMPAIGN.id, START, RUN_TIMEOUT_MS);
+	const runCampaign = () => rest.runWorkflow(CAMPAIGN_ID, START, RUN_TIMEOUT_MS);
 
 	beforeAll(async () => {
 		rest = await ownerClient();
@@ -156,14 +116,15 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			latencyMs: LATENCY_MS,
 			initialBalanceNgn: 1_000_000_000,
 		});
-		// Named as the example names them: the import finds them by name.
-		await sandboxApiCredential(rest, sandbox, 'Voucher Service account');
-		await postgresCredential(rest, pg, 'Your PostgreSQL');
-		await importExample();
-		await rest.activateWorkflow(PAGE.id);
+		credentials = {
+			voucherServiceApi: await sandboxApiCredential(rest, sandbox, 'Voucher Service account'),
+			postgres: await postgresCredential(rest, pg, 'Your PostgreSQL'),
+		};
+		await example.importBoth(inject('n8nUserFolder'), credentials, scratch);
+		await rest.activateWorkflow(PAGE_ID);
 	}, 180_000);
 	afterAll(async () => {
-		await rest?.deactivateWorkflow(PAGE.id).catch(() => {});
+		await rest?.deactivateWorkflow(PAGE_ID).catch(() => {});
 		await db?.end();
 		await pg?.stop();
 		await sandbox?.close();
@@ -177,7 +138,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		sandbox.configure({
 			createBarrier: { creates: 2, reference: `${BASE}-b199-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
 		});
-		await rest.startWorkflow(CAMPAIGN.id, START);
+		await rest.startWorkflow(CAMPAIGN_ID, START);
 		// A few pages in: their orders are bought, the later ones not yet.
 		await until('a few pages bought', () => books(BASE).orders.length >= 50, RUN_TIMEOUT_MS);
 		await restartN8n({ kill: true });
@@ -296,7 +257,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		'two executions at once over the same pages buy each ID once between them',
 		async () => {
 			const base = `${BASE}-twice`;
-			await importWithBase(base);
+			await example.importWithBase(inject('n8nUserFolder'), credentials, scratch, base);
 			const seq = lastSeq();
 			const t0 = Date.now();
 			// They race for certain, at any speed: block 0's first order is held until both
@@ -304,7 +265,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			sandbox.configure({
 				createBarrier: { creates: 2, reference: `${base}-b0-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
 			});
-			const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN.id, START)));
+			const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN_ID, START)));
 			const both = await Promise.all(ids.map((id) => rest.waitForExecution(id, RUN_TIMEOUT_MS)));
 			const [a, b] = both.map(totalsOf);
 			const requests = requestsSince(seq, base);
@@ -316,11 +277,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			expect(a.bought + b.bought).toBe(rows);
 			for (const totals of [a, b]) expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
 			// They did race: creates of the same order, the second refused as a used Reference.
-			const raced = sandbox.state.requests.filter(
-				(r) =>
-					r.seq > seq && (r.body as { reference?: string } | null)?.reference === `${base}-b0-n1`,
-			);
-			expect(raced.map((r) => r.statusCode)).toEqual(['00', '09']);
+			expect(createAnswers(sandbox, seq, `${base}-b0-n1`)).toEqual(['00', '09']);
 			expect(requests.refusedCreates).toBeGreaterThan(0);
 		},
 		RUN_TIMEOUT_MS,

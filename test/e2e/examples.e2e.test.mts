@@ -84,10 +84,29 @@ describe('example workflows', () => {
 
 	const hasManualTrigger = (file: string) =>
 		readExample(file).nodes.some((n) => n.name === MANUAL_TRIGGER);
-	/** Google Sheets cannot run here; the PostgreSQL campaign runs in campaignFromPostgres.e2e.test.mts. */
+	/** The example's nodes, and those of the examples it runs as sub-workflows (by id). */
+	const nodesRun = (file: string) => {
+		const wf = readExample(file);
+		const called = wf.nodes
+			.filter((n) => n.type === 'n8n-nodes-base.executeWorkflow')
+			.map((n) => (n.parameters.workflowId as { value: string }).value);
+		const subWorkflows = exampleFiles()
+			.map(readExample)
+			.filter((sub) => called.includes(sub.id!));
+		return [...wf.nodes, ...subWorkflows.flatMap((sub) => sub.nodes)];
+	};
+	/**
+	 * Google Sheets cannot run here; the PostgreSQL and Data Table campaigns, which need their
+	 * tables and their page's own id, run in campaignFromPostgres.e2e.test.mts and
+	 * campaignFromDataTable.e2e.test.mts.
+	 */
 	const usesOwnService = (file: string) =>
-		readExample(file).nodes.some((n) =>
-			['n8n-nodes-base.googleSheets', 'n8n-nodes-base.postgres'].includes(n.type),
+		nodesRun(file).some((n) =>
+			[
+				'n8n-nodes-base.googleSheets',
+				'n8n-nodes-base.postgres',
+				'n8n-nodes-base.dataTable',
+			].includes(n.type),
 		);
 
 	/** Every node type this n8n offers, with its parameters, as the editor loads them. */

@@ -1,0 +1,73 @@
+// What the paged campaign examples (examples/campaign-from-postgres, campaign-from-data-table)
+// share as a harness sees them: in one folder, a campaign that starts by hand with its base
+// Reference in Campaign settings, and the page sub-workflow it calls by id; imported as a user
+// does, with `n8n import:workflow`, which keeps their ids.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { bindCredentials, readExample, type CredentialRef } from './examples.mts';
+import { runN8nCommand } from './n8n.mts';
+import type { WorkflowJson } from './rest.mts';
+
+type Assignments = { assignments: Array<{ name: string; value: unknown }> };
+
+const baseAssignment = (wf: WorkflowJson) =>
+	(
+		wf.nodes.find((n) => n.name === 'Campaign settings')!.parameters.assignments as Assignments
+	).assignments.find((a) => a.name === 'baseReference')!;
+
+export function campaignExample(folder: string) {
+	const campaign = readExample(`${folder}/campaign.json`);
+	const page = readExample(`${folder}/campaign-page.json`);
+
+	/**
+	 * Imports these workflows over what is there (same ids), their credentials those given by
+	 * type, as a user picks them in the nodes: by name, the import could take another
+	 * credential of that name. The files go to a new folder in `scratch`.
+	 */
+	const importInto = async (
+		userFolder: string,
+		credentials: Record<string, CredentialRef>,
+		scratch: string,
+		workflows: WorkflowJson[],
+	) => {
+		const dir = mkdtempSync(join(scratch, 'example-'));
+		workflows.forEach((wf, i) =>
+			writeFileSync(join(dir, `${i}.json`), JSON.stringify(bindCredentials(wf, credentials))),
+		);
+		await runN8nCommand(userFolder, ['import:workflow', '--separate', `--input=${dir}`]);
+	};
+
+	return {
+		page,
+		campaignId: campaign.id!,
+		/** The sub-workflow, which n8n 2.x runs only once published. */
+		pageId: page.id!,
+		/** The campaign's manual trigger, the node a run starts from. */
+		start: campaign.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger')!.name,
+		/** The base Reference the example sets in its Campaign settings. */
+		base: baseAssignment(campaign).value as string,
+		/** The page and the campaign imported (see importInto). */
+		async importBoth(
+			userFolder: string,
+			credentials: Record<string, CredentialRef>,
+			scratch: string,
+		) {
+			await importInto(userFolder, credentials, scratch, [
+				structuredClone(page),
+				structuredClone(campaign),
+			]);
+		},
+		/** The campaign alone under another base reference: a second campaign over the same table. */
+		async importWithBase(
+			userFolder: string,
+			credentials: Record<string, CredentialRef>,
+			scratch: string,
+			base: string,
+		) {
+			const other = structuredClone(campaign);
+			baseAssignment(other).value = base;
+			await importInto(userFolder, credentials, scratch, [other]);
+		},
+	};
+}

@@ -1,0 +1,164 @@
+// examples/campaign-from-data-table in a real n8n, for its e2e test and `npm run dev`: its Data
+// Table made through n8n's REST API (named, and with the columns, as the example has them), rows
+// added, changed, deleted and read back there; the campaign's totals read from an execution.
+import { campaignExample } from './campaignExample.mts';
+import type { Execution, N8nRest } from './rest.mts';
+
+/** The example's workflows, trigger and base Reference, and its import as a user does it. */
+export const dataTableExample = campaignExample('campaign-from-data-table');
+
+const TOTALS = 'Totals so far';
+
+const writeNode = dataTableExample.page.nodes.find((n) => n.name === 'Write the results')!;
+
+/** The Data Table's name, as the example's nodes find it. */
+const TABLE_NAME = (writeNode.parameters.dataTableId as { value: string }).value;
+
+/**
+ * The table's columns and their Data Table types, from the schema of the example's write: the
+ * recipient columns (not written, so marked removed there) and the result columns.
+ */
+const TABLE_COLUMNS = (
+	writeNode.parameters.columns as { schema: Array<{ id: string; type: string }> }
+).schema.map(({ id, type }) => ({ name: id, type: type === 'dateTime' ? 'date' : type }));
+
+/** A row as the Data Table holds it: n8n's id, the recipient and the example's result columns. */
+export interface RecipientRow {
+	id: number;
+	first_name: string;
+	last_name: string;
+	email: string;
+	amount: number;
+	product_code: string;
+	template_id: number;
+	result: string | null;
+	order_reference: string | null;
+	order_number: string | null;
+	voucher_status: string | null;
+	error: string | null;
+	result_at: string | null;
+}
+
+type Filter = {
+	type: 'and';
+	filters: Array<{ columnName: string; condition: string; value: number }>;
+};
+const idFilter = (condition: string, value: number): Filter => ({
+	type: 'and',
+	filters: [{ columnName: 'id', condition, value }],
+});
+
+/** One Data Table of the owner's personal project, through the editor's REST API. */
+export class RecipientTable {
+	private readonly rest: N8nRest;
+	private readonly path: string;
+
+	// Plain fields, not parameter properties: npm run dev runs this file under Node's type stripping.
+	private constructor(rest: N8nRest, path: string) {
+		this.rest = rest;
+		this.path = path;
+	}
+
+	/** Creates the example's table (by its name) in the owner's personal project. */
+	static async create(rest: N8nRest): Promise<RecipientTable> {
+		const project = await rest.request('GET', '/rest/projects/personal');
+		const tables = `/rest/projects/${project.id}/data-tables`;
+		const table = await rest.request('POST', tables, { name: TABLE_NAME, columns: TABLE_COLUMNS });
+		return new RecipientTable(rest, `${tables}/${table.id}`);
+	}
+
+	/**
+	 * Adds `count` recipients, person<n>@example.com from `firstPerson` on, in batches of 1,000;
+	 * resolves to the ids n8n gave them. Product, template and amount follow the id each row is
+	 * expected to get, from `expectedFirstId` on, and change from block to block of 100 IDs, never
+	 * within one, so that a block is one order; 500 to 2,500 NGN a row.
+	 */
+	async add(count: number, expectedFirstId: number, firstPerson: number): Promise<number[]> {
+		const ids: number[] = [];
+		for (let start = 0; start < count; start += 1000) {
+			const data = [];
+			for (let i = start; i < Math.min(start + 1000, count); i++) {
+				const id = expectedFirstId + i;
+				const person = firstPerson + i;
+				data.push({
+					first_name: `First${person}`,
+					last_name: `Last${person}`,
+					email: `person${person}@example.com`,
+					product_code: ['VCH-INSTANT', 'VCH-AMAZON', 'VCH-JUMIA'][Math.floor(id / 100) % 3],
+					amount: [500, 1000, 2500][Math.floor(id / 300) % 3],
+					template_id: [1, 2, 7][Math.floor(id / 100) % 3],
+				});
+			}
+			const added: Array<{ id: number }> = await this.rest.request('POST', `${this.path}/insert`, {
+				data,
+				returnType: 'id',
+			});
+			ids.push(...added.map((row) => row.id));
+		}
+		return ids;
+	}
+
+	/** Every row, in id order, read 250 at a time (the most the REST API gives). */
+	async rows(): Promise<RecipientRow[]> {
+		const rows: RecipientRow[] = [];
+		for (;;) {
+			const after = rows.at(-1)?.id ?? -1;
+			const filter = encodeURIComponent(JSON.stringify(idFilter('gt', after)));
+			const page: { data: RecipientRow[] } = await this.rest.request(
+				'GET',
+				`${this.path}/rows?take=250&sortBy=id:asc&filter=${filter}`,
+			);
+			if (page.data.length === 0) return rows;
+			rows.push(...page.data);
+		}
+	}
+
+	async update(id: number, data: Partial<RecipientRow>): Promise<void> {
+		await this.rest.request('PATCH', `${this.path}/rows`, { filter: idFilter('eq', id), data });
+	}
+
+	/** Removes the table and its rows. */
+	async drop(): Promise<void> {
+		await this.rest.request('DELETE', this.path);
+	}
+
+	/** Deletes the rows with ids from `from` to `to`. */
+	async delete(from: number, to = from): Promise<void> {
+		const filter: Filter = {
+			type: 'and',
+			filters: [...idFilter('gte', from).filters, ...idFilter('lte', to).filters],
+		};
+		await this.rest.request(
+			'DELETE',
+			`${this.path}/rows?filter=${encodeURIComponent(JSON.stringify(filter))}`,
+		);
+	}
+}
+
+/** What Totals so far says after the last page. */
+export interface CampaignTotals {
+	baseReference: string;
+	fromId: number | null;
+	lastPage: boolean;
+	pages: number;
+	rows: number;
+	bought: number;
+	held: number;
+	refusedOrFailed: number;
+	written: number;
+	spentNgn: number;
+	/** The first rows not bought, of every page: the pages' own executions are not saved. */
+	failures: Array<{ id: number; email: string; error: string }>;
+}
+
+/** Totals so far after each page, in page order. */
+export function totalsAfterEachPage(ex: Execution): CampaignTotals[] {
+	return ex.data.resultData.runData[TOTALS].map(
+		(run) => run.data!.main![0]![0].json as unknown as CampaignTotals,
+	);
+}
+
+/** What Totals so far says after the last page: the execution's totals. */
+export function campaignTotals(ex: Execution): CampaignTotals {
+	return totalsAfterEachPage(ex).at(-1)!;
+}
