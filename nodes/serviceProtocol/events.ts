@@ -21,7 +21,7 @@ const isObject = (value: unknown): value is Json =>
 	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The event a parsed body holds: the spec gives every body a string `type` and an object `data`. */
-export function asWebhookEvent(body: Json): WebhookEvent | undefined {
+function asWebhookEvent(body: Json): WebhookEvent | undefined {
 	if (typeof body.type !== 'string' || !isObject(body.data)) return undefined;
 	return { type: body.type, data: body.data };
 }

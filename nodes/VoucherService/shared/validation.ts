@@ -89,14 +89,20 @@ const asText =
 		return invalid(`${label} must be text or a number, not ${kindOf(value)}`);
 	};
 
-const requiredText =
+/** Given text (asText), trimmed: undefined is the one value that is missing. */
+const givenText =
 	(label: string): Rule<string> =>
 	(value) => {
 		const text = asText(label)(value);
 		if (text === undefined) return invalid(`${label} is required`);
-		if (text instanceof Invalid) return text;
-		if (text.trim().length === 0) return invalid(`${label} must not be empty`);
-		return text.trim();
+		return text instanceof Invalid ? text : text.trim();
+	};
+
+const requiredText =
+	(label: string): Rule<string> =>
+	(value) => {
+		const text = givenText(label)(value);
+		return text === '' ? invalid(`${label} must not be empty`) : text;
 	};
 
 /** Blank optional text means "leave it out", so the service applies its own default. */
@@ -319,14 +325,13 @@ export const campaignRowSchema = object({ ...recipientOrderFields, ...recipientS
 const rowIdNamed =
 	(label: string): Rule<string> =>
 	(value) => {
-		const text = asText(label)(value);
-		if (text === undefined) return invalid(`${label} is required`);
+		const text = givenText(label)(value);
 		if (text instanceof Invalid) return text;
-		if (!/^\d{1,30}$/.test(text.trim()))
+		if (!/^\d{1,30}$/.test(text))
 			return invalid(
 				`${label} must be a whole number of 0 or more, at most 30 digits, not ${shown(value)}`,
 			);
-		return text.trim().replace(/^0+(?=\d)/, '');
+		return text.replace(/^0+(?=\d)/, '');
 	};
 
 const rowId = rowIdNamed('Row ID');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { readEvent } from '../../../nodes/serviceProtocol/events';
 import { deduplicationKey, filterEvent } from '../../../nodes/VoucherServiceTrigger/events';
 
 const order = (status: string, orderNumber = 'ORD-1') => ({
@@ -67,5 +68,34 @@ describe('filterEvent', () => {
 	it('takes no inherited property of an object for a known type', () => {
 		for (const type of ['constructor', 'toString', '__proto__'])
 			expect(filterEvent({ type, data: {} }, filter)).toHaveProperty('unreadable');
+	});
+});
+
+describe('deduplicationKey of an event as readEvent reads it', () => {
+	const keyOf = (body: Record<string, unknown>) => {
+		const reading = readEvent(body);
+		if (!('event' in reading)) throw new Error(reading.unreadable);
+		return deduplicationKey(reading.event);
+	};
+
+	it('gives one key to an event in any case, with numbers as numbers or text', () => {
+		const orderKey = keyOf(order('COMPLETED'));
+		expect(
+			keyOf({ type: ' order_updated', data: { orderNumber: 'ORD-1', status: 'completed ' } }),
+		).toBe(orderKey);
+		expect(keyOf({ type: 'ORDER_UPDATED', data: { orderNumber: 12, status: 'FAILED' } })).toBe(
+			keyOf({ type: 'ORDER_UPDATED', data: { orderNumber: '12', status: 'Failed' } }),
+		);
+		const voucherKey = keyOf(voucher(12, 1500));
+		expect(voucherKey).toBe(JSON.stringify(['VOUCHER_UPDATED', 12, 1500]));
+		for (const [serial, balance] of [
+			['12', '1500'],
+			['12', '1500.00'],
+			[12, '1500.0'],
+		])
+			expect(keyOf({ type: 'Voucher_Updated', data: { serialNumber: serial, balance } })).toBe(
+				voucherKey,
+			);
+		expect(keyOf(voucher('12', '1500.01'))).not.toBe(voucherKey);
 	});
 });

@@ -5,12 +5,10 @@
  * never sends, go to the trigger served as n8n serves it, and then through Verify Signature.
  */
 import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
-import { VoucherServiceWebhookApi } from '../../../../../credentials/VoucherServiceWebhookApi.credentials';
 import { signPayload } from '../../../../../nodes/serviceProtocol/signature';
 import { VoucherServiceTrigger } from '../../../../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node';
-import { runNode } from '../../../../../n8n-core-runner/runWorkflow.mts';
 import { opaqueTemplateId } from '../../../../../sandbox/dialect.mts';
 import {
 	DIALECTS,
@@ -27,24 +25,19 @@ import {
 	postRecipientOrder,
 	settledDeliveries,
 } from '../../../VoucherServiceTrigger/sandboxOrders.mts';
-import { voucherNode } from '../../voucherNodeRunner.mts';
+import { runVerifySignature } from '../../voucherNodeRunner.mts';
 
 const SECRET = 'dashboard-secret-for-one-reading';
 
-let sb: Sandbox;
-let host: WebhookHost | undefined;
+const sb = await startSandbox({ timeFactor: 0.0005, processingDelayMs: 100 });
+afterAll(() => sb.close());
 
-beforeAll(async () => {
-	sb = await startSandbox({ timeFactor: 0.0005, processingDelayMs: 100 });
-});
+let host: WebhookHost | undefined;
 afterEach(async () => {
 	await host?.close();
 	host = undefined;
 	sb.configure({ webhooks: [], dialect: {} });
 	sb.reset();
-});
-afterAll(async () => {
-	await sb.close();
 });
 
 /** The trigger running every event, each copy, unknown types too. */
@@ -65,25 +58,11 @@ const triggered = (receiver: WebhookHost): Event[] =>
 		({ event, data }) => ({ type: event, data }),
 	);
 
+/** The same deliveries through Verify Signature: each valid, and its event. */
 async function verified(deliveries: Array<{ body: string; signature: string }>): Promise<Event[]> {
-	const result = await runNode({
-		nodeType: voucherNode,
-		credentialTypes: [new VoucherServiceWebhookApi()],
-		credentials: { voucherServiceWebhookApi: { secret: SECRET } },
-		parameters: {
-			resource: 'webhook',
-			operation: 'verifySignature',
-			rawBodySource: 'text',
-			rawBodyText: '={{ $json.body }}',
-			signature: '={{ $json.signature }}',
-		},
-		inputItems: deliveries,
-	});
-	expect(result.error).toBeUndefined();
-	return result.items[0].map((item) => {
-		expect(item.json.valid).toBe(true);
-		return item.json.event as Event;
-	});
+	const out = await runVerifySignature(SECRET, deliveries);
+	expect(out.map((json) => json.valid)).toEqual(deliveries.map(() => true));
+	return out.map((json) => json.event as Event);
 }
 
 let balance = 2000.25;
