@@ -10,12 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { signPayload } from '../../../../../nodes/serviceProtocol/signature';
 import { VoucherServiceTrigger } from '../../../../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node';
 import { opaqueTemplateId } from '../../../../../sandbox/dialect.mts';
-import {
-	DIALECTS,
-	SEED_VOUCHERS,
-	startSandbox,
-	type Sandbox,
-} from '../../../../../sandbox/server.mts';
+import { DIALECTS, SEED_VOUCHERS, startSandbox } from '../../../../../sandbox/server.mts';
 import {
 	startWebhookHost,
 	type WebhookHost,
