@@ -2,6 +2,9 @@
 // settings, their setup's log line, and the n8n under test that the e2e files inject, which the
 // e2e setup provides from one n8n and the queue setup from its cluster, so that the same files
 // run against either.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import type { TestProject } from 'vitest/node';
 
@@ -72,4 +75,19 @@ export function provideN8nUnderTest(project: TestProject, n8n: N8nUnderTest): vo
 	project.provide('webhookUrls', n8n.webhookUrls);
 	project.provide('restartUrl', n8n.restartUrl);
 	project.provide('executorLogs', n8n.executorLogs);
+}
+
+/**
+ * Stops a suite's setup at once where the machine lacks what it needs and apt-get cannot install
+ * it: scripts/check-machine.sh has then printed each missing thing and how to get it, so the
+ * error adds no stack trace to those lines.
+ */
+export function checkMachine(suite: 'e2e' | 'queue'): void {
+	const r = spawnSync('bash', [join(REPO_ROOT, 'scripts', 'check-machine.sh'), suite], {
+		stdio: ['ignore', 'ignore', 'inherit'],
+	});
+	if (r.status === 0) return;
+	const error = new Error(`this machine lacks what test/${suite} needs: see the lines above`);
+	error.stack = error.message;
+	throw error;
 }

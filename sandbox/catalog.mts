@@ -12,6 +12,8 @@ export const PRODUCT_CODES: Readonly<Record<string, Product>> = Object.freeze({
 	'VCH-INSTANT': { name: 'Sandbox Instant', settles: 'instant', outcome: 'COMPLETED' },
 	'VCH-AMAZON': { name: 'Amazon Gift Card', settles: 'instant', outcome: 'COMPLETED' },
 	'VCH-JUMIA': { name: 'Jumia Gift Card', settles: 'instant', outcome: 'COMPLETED' },
+	// All digits, as some catalogues number products: a sheet's column of them holds numbers.
+	'1001': { name: 'Sandbox Numbered', settles: 'instant', outcome: 'COMPLETED' },
 	'VCH-SLOW-COMPLETED': { name: 'Sandbox Slow', settles: 'delayed', outcome: 'COMPLETED' },
 	'VCH-SLOW-PARTIAL': {
 		name: 'Sandbox Slow Partial',

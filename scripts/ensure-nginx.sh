@@ -8,6 +8,8 @@ set -euo pipefail
 find_nginx() { PATH="$PATH:/usr/sbin" command -v nginx || true; }
 nginx=$(find_nginx)
 if [ -z "$nginx" ]; then
+  # Stops here, saying how to get it, where apt-get cannot install it.
+  bash "$(dirname "$0")/check-machine.sh" nginx >/dev/null
   bash "$(dirname "$0")/apt-install.sh" ensure-nginx nginx-light
   nginx=$(find_nginx)
   [ -n "$nginx" ] || { echo "ensure-nginx: install finished but nginx is missing" >&2; exit 1; }

@@ -7,6 +7,8 @@
 # platform); real-n8n/services.mts
 # prepares and starts it, and starts redis-server, as plain processes.
 set -euo pipefail
+# Stops here, saying how to get each, where something is missing and apt-get cannot install it.
+bash "$(dirname "$0")/check-machine.sh" queue >/dev/null
 if ! command -v redis-server >/dev/null; then
   # Without a service manager the package's own start attempt is skipped
   # (invoke-rc.d says so); the suite starts the server itself.

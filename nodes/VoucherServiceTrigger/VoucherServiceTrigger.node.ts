@@ -11,12 +11,8 @@ import type {
 import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { WEBHOOK_CREDENTIAL } from '../serviceProtocol/credentials';
-import {
-	hasSignatureShape,
-	parseJsonObject,
-	verifySignature,
-	type WebhookEvent,
-} from '../serviceProtocol/signature';
+import { readEvent, type WebhookEvent } from '../serviceProtocol/events';
+import { hasSignatureShape, parseJsonObject, verifySignature } from '../serviceProtocol/signature';
 import { voucherServiceWebhookSecretTest } from '../serviceProtocol/webhookSecretCheck';
 import {
 	claimInExecution,
@@ -26,7 +22,7 @@ import {
 	recordFirstSighting,
 	unsettledError,
 } from './deduplication';
-import { deduplicationKey, filterEvent, readEvent, type EventFilter } from './events';
+import { deduplicationKey, filterEvent, type EventFilter } from './events';
 import { triggerProperties } from './properties';
 import { SecretCache } from './secretCache';
 import { UNSETTLED_ELECTION } from './unsettledElection';

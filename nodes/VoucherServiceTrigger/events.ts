@@ -1,13 +1,10 @@
-import { readDecimal, readSerial } from '../serviceProtocol/numbers';
+import { ORDER_STATUSES, TERMINAL_ORDER_STATUSES } from '../serviceProtocol/orderStatus';
 import {
-	inSpecCase,
-	ORDER_STATUSES,
-	TERMINAL_ORDER_STATUSES,
-} from '../serviceProtocol/orderStatus';
-import { asWebhookEvent, type WebhookEvent } from '../serviceProtocol/signature';
-
-export const ORDER_UPDATED = 'ORDER_UPDATED';
-export const VOUCHER_UPDATED = 'VOUCHER_UPDATED';
+	isKnownEventType,
+	ORDER_UPDATED,
+	VOUCHER_UPDATED,
+	type WebhookEvent,
+} from '../serviceProtocol/events';
 
 export interface EventFilter {
 	events: string[];
@@ -15,71 +12,11 @@ export interface EventFilter {
 	includeUnknownEvents: boolean;
 }
 
-type Json = Record<string, unknown>;
-type Readers = Record<string, (value: unknown) => unknown>;
-
-/** A type or status as the spec writes it, whatever case and surrounding spaces it came in. */
-const inSpelling = (value: unknown) => inSpecCase(typeof value === 'string' ? value.trim() : value);
-
-/** Decimal text as its number; anything else as sent, for the workflow to see. */
-const asNumber = (value: unknown) => readDecimal(value) ?? value;
-
-/** The spec types order numbers as text: one sent as a number is the same order. */
-const asText = (value: unknown) => (typeof value === 'number' ? String(value) : value);
-
-/** `object` with each field `readers` names read by its reader; absent fields stay absent. */
-function readFields(object: Json, readers: Readers): Json {
-	const read = { ...object };
-	for (const [field, reader] of Object.entries(readers)) {
-		if (Object.prototype.hasOwnProperty.call(object, field)) read[field] = reader(object[field]);
-	}
-	return read;
-}
-
-const isObject = (value: unknown): value is Json =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const VOUCHER_FIELDS: Readers = { value: asNumber, serial: readSerial, status: inSpelling };
-
-/** The known types, and the fields of their data that are read (a Map: no inherited keys). */
-const DATA_FIELDS = new Map<string, Readers>([
-	[
-		ORDER_UPDATED,
-		{
-			orderNumber: asText,
-			status: inSpelling,
-			vouchers: (vouchers) =>
-				Array.isArray(vouchers)
-					? vouchers.map((voucher) =>
-							isObject(voucher) ? readFields(voucher, VOUCHER_FIELDS) : voucher,
-						)
-					: vouchers,
-		},
-	],
-	[VOUCHER_UPDATED, { orderNumber: asText, serialNumber: readSerial, balance: asNumber }],
-]);
-
 /** The fields the service itself advises deduplicating on, per event type. */
 const IDENTITY_FIELDS = new Map<string, string[]>([
 	[ORDER_UPDATED, ['orderNumber', 'status']],
 	[VOUCHER_UPDATED, ['serialNumber', 'balance']],
 ]);
-
-export type Reading = { event: WebhookEvent } | { unreadable: string };
-
-/**
- * The event in a verified body, read once for the filters, the key and the output: a known
- * type and its statuses in the spec's case, its numbers as numbers. An unknown type's event
- * is kept as sent.
- */
-export function readEvent(body: Json): Reading {
-	const sent = asWebhookEvent(body);
-	if (sent === undefined) return { unreadable: 'it has no string `type` with an object `data`' };
-	const type = inSpelling(sent.type) as string;
-	const readers = DATA_FIELDS.get(type);
-	if (readers === undefined) return { event: sent };
-	return { event: { type, data: readFields(sent.data, readers) } };
-}
 
 const shown = (value: unknown) =>
 	value === undefined ? 'missing' : JSON.stringify(value).slice(0, 60);
@@ -93,7 +30,7 @@ export type Verdict = 'run' | 'filtered' | { unreadable: string };
  * answered 5xx so the service delivers it again.
  */
 export function filterEvent(event: WebhookEvent, filter: EventFilter): Verdict {
-	if (!DATA_FIELDS.has(event.type)) {
+	if (!isKnownEventType(event.type)) {
 		if (filter.includeUnknownEvents) return 'run';
 		return {
 			unreadable: `its type ${shown(event.type)} is not one this node knows; turn on Options → Include Unknown Event Types to run such events`,

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { TERMINAL_ORDER_STATUSES } from '../serviceProtocol/orderStatus';
-import { ORDER_UPDATED, VOUCHER_UPDATED } from './events';
+import { ORDER_UPDATED, VOUCHER_UPDATED } from '../serviceProtocol/events';
 
 const statusNames: Record<string, string> = {
 	COMPLETED: 'Completed',

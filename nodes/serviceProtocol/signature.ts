@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'crypto';
 
+import { readEvent, type WebhookEvent } from './events';
 import { parseJson } from './numbers';
 
 /*
@@ -58,11 +59,6 @@ export function secretProblem(secret: unknown): string | undefined {
 	return undefined;
 }
 
-export interface WebhookEvent {
-	type: string;
-	data: Record<string, unknown>;
-}
-
 export type Delivery =
 	| { status: 'verified'; event: WebhookEvent }
 	| { status: 'unauthorized' }
@@ -82,16 +78,15 @@ export function parseJsonObject(rawBody: Buffer): Record<string, unknown> | unde
 	}
 }
 
-/** The event a parsed body holds: the spec gives every body a string `type` and an object `data`. */
-export function asWebhookEvent(body: Record<string, unknown>): WebhookEvent | undefined {
-	if (typeof body.type !== 'string' || !isJsonObject(body.data)) return undefined;
-	return { type: body.type, data: body.data };
-}
-
-/** The event is parsed from the verified bytes only, never from a body parsed earlier. */
+/**
+ * The event is parsed from the verified bytes only, never from a body parsed earlier, and read
+ * as the trigger reads it (readEvent).
+ */
 export function openDelivery(rawBody: unknown, header: unknown, secret: unknown): Delivery {
 	if (!verifySignature(rawBody, header, secret)) return { status: 'unauthorized' };
 	const body = parseJsonObject(rawBody as Buffer);
-	const event = body === undefined ? undefined : asWebhookEvent(body);
-	return event === undefined ? { status: 'malformed' } : { status: 'verified', event };
+	const reading = body === undefined ? undefined : readEvent(body);
+	return reading === undefined || 'unreadable' in reading
+		? { status: 'malformed' }
+		: { status: 'verified', event: reading.event };
 }

@@ -12,7 +12,7 @@ import { ensureN8nInstalled } from '../../real-n8n/install.mts';
 import { startInstance, type Instance, type InstanceStep } from '../../real-n8n/instance.mts';
 import { buildAndPack, removePackedTarball } from '../../real-n8n/package-under-test.mts';
 import { REPO_ROOT } from '../../real-n8n/paths.mts';
-import { provideN8nUnderTest, setupLog } from '../../real-n8n/suites.mts';
+import { checkMachine, provideN8nUnderTest, setupLog } from '../../real-n8n/suites.mts';
 import { startRestartControl } from './restartControl.mts';
 
 const say = setupLog('e2e');
@@ -48,6 +48,7 @@ const TIMED_STEPS: Partial<Record<InstanceStep, string>> = {
 };
 
 export default async function setup(project: TestProject) {
+	checkMachine('e2e');
 	const timings: Record<string, number> = {};
 	// The browser installs in the background (apt-get, a child process) while
 	// n8n is installed (a cache hit is instant) and our package is packed.

@@ -11,7 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { ensureN8nInstalled } from '../../real-n8n/install.mts';
 import { buildAndPack, removePackedTarball } from '../../real-n8n/package-under-test.mts';
 import { startQueueCluster, type QueueCluster } from '../../real-n8n/queueCluster.mts';
-import { provideN8nUnderTest, setupLog } from '../../real-n8n/suites.mts';
+import { checkMachine, provideN8nUnderTest, setupLog } from '../../real-n8n/suites.mts';
 import { startRestartControl } from '../e2e/restartControl.mts';
 
 declare module 'vitest' {
@@ -28,6 +28,7 @@ declare module 'vitest' {
 const say = setupLog('queue');
 
 export default async function setup(project: TestProject) {
+	checkMachine('queue');
 	const t0 = Date.now();
 	await ensureN8nInstalled();
 	const tarball = buildAndPack();

@@ -106,7 +106,11 @@ const FACTS: Fact[] = [
 		[DISCOVERY_MISSES],
 	],
 	['docs/campaigns.md', 'until # numbers in a row above the highest found', [DISCOVERY_MISSES]],
-	['docs/campaigns.md', '*Wait Timeout* (# s by default)', [DEFAULT_WAIT_TIMEOUT_SECONDS]],
+	[
+		'docs/campaigns.md',
+		'*Wait Timeout* per base reference, in turn (# s by default)',
+		[DEFAULT_WAIT_TIMEOUT_SECONDS],
+	],
 	[
 		'docs/campaigns.md',
 		'blocks of # (IDs #–# are block #)',

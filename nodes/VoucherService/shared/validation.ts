@@ -30,41 +30,99 @@ export type Rule<T> = (value: unknown) => T | Invalid;
 
 const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
 
+/**
+ * A given value as a message may show it: text quoted (cut), a number as it reads, anything
+ * else by its kind. Only for fields that hold no one's name, address or PIN.
+ */
+function shown(value: unknown): string {
+	if (typeof value === 'string')
+		return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+	if (typeof value === 'number') return String(value);
+	return kindOf(value);
+}
+
+/** A value's kind, for a message that must not show the value itself. */
+function kindOf(value: unknown): string {
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'a list';
+	if (typeof value === 'number') return `the number ${String(value)}`;
+	if (typeof value === 'boolean') return `the boolean ${String(value)}`;
+	if (typeof value === 'string') return 'text';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 const numeric =
 	(label: string): Rule<number> =>
 	(value) => {
 		if (typeof value === 'number') return value;
 		if (typeof value === 'string' && NUMERIC_TEXT.test(value.trim())) return Number(value.trim());
-		return invalid(`${label} must be a number`);
+		return invalid(`${label} must be a number, not ${shown(value)}`);
+	};
+
+/*
+ * A number mapped to a text field (a table's numeric id as Reference, a Product Code 1001) is
+ * read as its digits. n8n gives `{{ $json.id }}` as the JavaScript number the item holds: a JSON
+ * number past 2^53 was already rounded to the nearest double when n8n read it, before any node
+ * runs, so its digits may not be the ones sent. Such a number is refused rather than sent with
+ * digits nobody wrote (two rows' ids could become one Reference); as text it keeps every digit.
+ */
+function digitsOf(label: string, value: number | bigint): string | Invalid {
+	if (typeof value === 'bigint') return String(value);
+	if (!Number.isFinite(value)) return invalid(`${label} must be text or a number, not ${value}`);
+	if (Math.abs(value) > Number.MAX_SAFE_INTEGER)
+		return invalid(
+			`${label} was given the number ${value}, past 2^53, whose digits were rounded before the node got them: give it as text to keep every digit`,
+		);
+	const digits = String(value);
+	// 1e-7: JavaScript writes such a number with an exponent, not the digits someone wrote.
+	if (/e/i.test(digits))
+		return invalid(`${label} was given the number ${digits}: give it as text, as written`);
+	return digits;
+}
+
+/** Text as it is, a number as its digits (digitsOf); undefined stays undefined. */
+const asText =
+	(label: string) =>
+	(value: unknown): string | Invalid | undefined => {
+		if (value === undefined || typeof value === 'string') return value;
+		if (typeof value === 'number' || typeof value === 'bigint') return digitsOf(label, value);
+		return invalid(`${label} must be text or a number, not ${kindOf(value)}`);
+	};
+
+/** Given text (asText), trimmed: undefined is the one value that is missing. */
+const givenText =
+	(label: string): Rule<string> =>
+	(value) => {
+		const text = asText(label)(value);
+		if (text === undefined) return invalid(`${label} is required`);
+		return text instanceof Invalid ? text : text.trim();
 	};
 
 const requiredText =
 	(label: string): Rule<string> =>
 	(value) => {
-		if (typeof value !== 'string') return invalid(`${label} is required`);
-		const text = value.trim();
-		if (text.length === 0) return invalid(`${label} must not be empty`);
-		return text;
+		const text = givenText(label)(value);
+		return text === '' ? invalid(`${label} must not be empty`) : text;
 	};
 
 /** Blank optional text means "leave it out", so the service applies its own default. */
 const optionalText =
 	(label: string): Rule<string | undefined> =>
 	(value) => {
-		if (value === undefined || value === null) return undefined;
-		// A spreadsheet column of codes may hold numbers.
-		if (typeof value !== 'string' && typeof value !== 'number')
-			return invalid(`${label} must be text`);
-		return String(value).trim() || undefined;
+		const text = asText(label)(value === null ? undefined : value);
+		if (text instanceof Invalid) return text;
+		return text?.trim() || undefined;
 	};
 
 /** The amount is written in Naira and kept in whole kobo from here on: its one conversion. */
 const amountKobo: Rule<number> = (value) => {
 	const naira = numeric('Amount')(value);
 	if (naira instanceof Invalid) return naira;
-	if (!(Number.isFinite(naira) && naira > 0)) return invalid('Amount must be greater than 0');
+	if (!(Number.isFinite(naira) && naira > 0))
+		return invalid(`Amount must be greater than 0, not ${shown(value)}`);
 	const kobo = toKobo(naira);
-	if (kobo === undefined) return invalid('Amount must have at most 2 decimal places');
+	if (kobo === undefined)
+		return invalid(`Amount must have at most 2 decimal places, not ${shown(value)}`);
 	return kobo;
 };
 
@@ -74,14 +132,20 @@ const integer =
 		const number = numeric(label)(value);
 		if (number instanceof Invalid) return number;
 		if (Number.isInteger(number) && number >= min && number <= max) return number;
-		return invalid(`${label} must be a whole number from ${min} to ${max}`);
+		return invalid(`${label} must be a whole number from ${min} to ${max}, not ${shown(value)}`);
 	};
 
+/** The PIN itself is never shown: only how it is not 4 digits. */
 const pin: Rule<string | undefined> = (value) => {
-	const text = value === undefined || value === null ? '' : String(value).trim();
-	if (text === '') return undefined;
-	if (!/^\d{4}$/.test(text)) return invalid('PIN must be exactly 4 digits');
-	return text;
+	const text = optionalText('PIN')(value);
+	if (text === undefined || text instanceof Invalid) return text;
+	if (/^\d{4}$/.test(text)) return text;
+	// 0123 as a number is 123: its leading zero is gone before the node sees it.
+	if (typeof value === 'number')
+		return invalid(
+			`PIN must be exactly 4 digits, not a number of ${text.length} (a number loses its leading zeros: give the PIN as text)`,
+		);
+	return invalid(`PIN must be exactly 4 digits, not ${text.length} characters`);
 };
 
 const email: Rule<string> = (value) => {
@@ -261,13 +325,12 @@ export const campaignRowSchema = object({ ...recipientOrderFields, ...recipientS
 const rowIdNamed =
 	(label: string): Rule<string> =>
 	(value) => {
-		const text =
-			typeof value === 'number' && Number.isSafeInteger(value)
-				? String(value)
-				: typeof value === 'string'
-					? value.trim()
-					: '';
-		if (!/^\d{1,30}$/.test(text)) return invalid(`${label} must be a whole number of 0 or more`);
+		const text = givenText(label)(value);
+		if (text instanceof Invalid) return text;
+		if (!/^\d{1,30}$/.test(text))
+			return invalid(
+				`${label} must be a whole number of 0 or more, at most 30 digits, not ${shown(value)}`,
+			);
 		return text.replace(/^0+(?=\d)/, '');
 	};
 

@@ -17,6 +17,7 @@ import type {
 import { afterAll, beforeEach } from 'vitest';
 
 import { VoucherServiceApi } from '../../../credentials/VoucherServiceApi.credentials';
+import { VoucherServiceWebhookApi } from '../../../credentials/VoucherServiceWebhookApi.credentials';
 import { VoucherService } from '../../../nodes/VoucherService/VoucherService.node';
 import { startSandbox } from '../../../sandbox/server.mts';
 import type { Sandbox, SandboxOptions } from '../../../sandbox/server.mts';
@@ -178,6 +179,32 @@ export async function runVoucher(
 	});
 	const main = result.items[0] ?? [];
 	return { ...result, main, json: main.map((item) => item.json) };
+}
+
+/**
+ * Webhook → Verify Signature over each delivery's text and signature (the input items' `body`
+ * and `signature`), with only the webhook credential set; the output items' JSON.
+ */
+export async function runVerifySignature(
+	secret: string,
+	deliveries: Array<{ body: string; signature?: string }>,
+	asTool = false,
+) {
+	const result = await runNode({
+		nodeType: asTool ? voucherToolNode : voucherNode,
+		credentialTypes: [new VoucherServiceWebhookApi()],
+		credentials: { voucherServiceWebhookApi: { secret } },
+		parameters: {
+			resource: 'webhook',
+			operation: 'verifySignature',
+			rawBodySource: 'text',
+			rawBodyText: '={{ $json.body }}',
+			signature: '={{ $json.signature }}',
+		},
+		inputItems: deliveries.map(({ body, signature }) => ({ body, signature })),
+	});
+	if (result.error) throw result.error;
+	return result.items[0].map((item) => item.json);
 }
 
 /** API requests the sandbox received (admin calls are not logged). */

@@ -6,11 +6,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { VoucherServiceWebhookApi } from '../../../credentials/VoucherServiceWebhookApi.credentials';
 import { VoucherServiceTrigger } from '../../../nodes/VoucherServiceTrigger/VoucherServiceTrigger.node';
-import { runNode } from '../../../n8n-core-runner/runWorkflow.mts';
 import { SEED_VOUCHERS, startSandbox, type Sandbox } from '../../../sandbox/server.mts';
-import { voucherNode } from '../VoucherService/voucherNodeRunner.mts';
+import { runVerifySignature } from '../VoucherService/voucherNodeRunner.mts';
 import { startWebhookHost, type WebhookHost } from './n8nWebhookHost.mts';
 import { postDownloadOrder, settledDeliveries } from './sandboxOrders.mts';
 
@@ -35,23 +33,8 @@ afterAll(async () => {
 type Item = { event: string; data: Record<string, unknown>; deduplicationKey: string | null };
 
 /** Webhook → Verify Signature over the bytes and signature of each delivery. */
-async function verifiedEvents(deliveries: Array<{ body: string; signature: string }>) {
-	const result = await runNode({
-		nodeType: voucherNode,
-		credentialTypes: [new VoucherServiceWebhookApi()],
-		credentials: { voucherServiceWebhookApi: { secret: SECRET } },
-		parameters: {
-			resource: 'webhook',
-			operation: 'verifySignature',
-			rawBodySource: 'text',
-			rawBodyText: '={{ $json.body }}',
-			signature: '={{ $json.signature }}',
-		},
-		inputItems: deliveries.map(({ body, signature }) => ({ body, signature })),
-	});
-	expect(result.error).toBeUndefined();
-	return result.items[0].map((item) => item.json as { valid: boolean; event: Item });
-}
+const verifiedEvents = async (deliveries: Array<{ body: string; signature: string }>) =>
+	(await runVerifySignature(SECRET, deliveries)) as Array<{ valid: boolean; event: Item }>;
 
 describe('VOUCHER_UPDATED with serials past 2^53', () => {
 	it('two vouchers with the same balance, serials apart only past 2^53: both run, every digit kept', async () => {

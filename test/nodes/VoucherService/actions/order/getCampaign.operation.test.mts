@@ -23,17 +23,21 @@ async function report(items: IDataObject[], continueOnFail = false) {
 	return { ...result, requests: apiRequests(sandbox).length - before };
 }
 
-const whole = (field: string, label: string) =>
-	`invalid "${field}": ${label} must be a whole number of 0 or more`;
+const whole = (field: string, label: string, given: string) =>
+	`invalid "${field}": ${label} must be a whole number of 0 or more, at most 30 digits, not ${given}`;
 
 describe('Get Campaign refuses bad Row IDs before sending anything', () => {
 	it.each([
-		['From as text', { from: 'abc', to: 10 }, whole('rowIdsFrom', 'Row IDs From')],
-		['To negative', { from: 0, to: -1 }, whole('rowIdsTo', 'Row IDs To')],
-		['From a fraction', { from: 1.5, to: 10 }, whole('rowIdsFrom', 'Row IDs From')],
-		['To in words', { from: 0, to: 'ten' }, whole('rowIdsTo', 'Row IDs To')],
+		['From as text', { from: 'abc', to: 10 }, whole('rowIdsFrom', 'Row IDs From', '"abc"')],
+		['To negative', { from: 0, to: -1 }, whole('rowIdsTo', 'Row IDs To', '-1')],
+		['From a fraction', { from: 1.5, to: 10 }, whole('rowIdsFrom', 'Row IDs From', '1.5')],
+		['To in words', { from: 0, to: 'ten' }, whole('rowIdsTo', 'Row IDs To', '"ten"')],
 		// A number past 2^53 may already be another ID: a bigint comes as text, as for Row ID Column.
-		['To a bigint as a number', { from: 0, to: 2 ** 53 }, whole('rowIdsTo', 'Row IDs To')],
+		[
+			'To a bigint as a number',
+			{ from: 0, to: 2 ** 53 },
+			`invalid "rowIdsTo": Row IDs To was given the number ${2 ** 53}, past 2^53, whose digits were rounded before the node got them: give it as text to keep every digit`,
+		],
 		['From only', { from: 5 }, 'invalid "rowIdsTo": Row IDs To is required with Row IDs From'],
 		['To only', { to: '5' }, 'invalid "rowIdsFrom": Row IDs From is required with Row IDs To'],
 		[

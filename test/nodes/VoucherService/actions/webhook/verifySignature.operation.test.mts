@@ -1,32 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
-import { VoucherServiceWebhookApi } from '../../../../../credentials/VoucherServiceWebhookApi.credentials';
 import { signPayload } from '../../../../../nodes/serviceProtocol/signature';
-import { runNode } from '../../../../../n8n-core-runner/runWorkflow.mts';
-import { voucherNode, voucherToolNode } from '../../voucherNodeRunner.mts';
+import { runVerifySignature } from '../../voucherNodeRunner.mts';
 
 const SECRET = 'whsec-for-this-url';
 const body =
 	'{"type":"ORDER_UPDATED","data":{"orderNumber":"SBX-ORD-1","reference":"r-1","status":"FAILED"}}';
 
 /** Webhook → Verify Signature inside a real n8n-core run, with only the webhook credential set. */
-async function verify(items: Array<{ body: string; signature?: string }>, asTool = false) {
-	const result = await runNode({
-		nodeType: asTool ? voucherToolNode : voucherNode,
-		credentialTypes: [new VoucherServiceWebhookApi()],
-		credentials: { voucherServiceWebhookApi: { secret: SECRET } },
-		parameters: {
-			resource: 'webhook',
-			operation: 'verifySignature',
-			rawBodySource: 'text',
-			rawBodyText: '={{ $json.body }}',
-			signature: '={{ $json.signature }}',
-		},
-		inputItems: items,
-	});
-	expect(result.error).toBeUndefined();
-	return result.items[0].map((item) => item.json);
-}
+const verify = (items: Array<{ body: string; signature?: string }>, asTool = false) =>
+	runVerifySignature(SECRET, items, asTool);
 
 describe('Webhook → Verify Signature in a workflow', () => {
 	it('needs no API credential and tells valid from tampered deliveries, item by item', async () => {

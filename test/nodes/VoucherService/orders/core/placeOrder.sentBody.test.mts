@@ -99,7 +99,7 @@ describe('the amount on the wire', () => {
 		);
 		const run = await runVoucher(sandbox, parameters, { continueOnFail: true, items: [ada] });
 		expect(run.json[0].error).toBe(
-			'Item 0: invalid "amount": Amount must have at most 2 decimal places',
+			'Item 0: invalid "amount": Amount must have at most 2 decimal places, not 7.000000000000001',
 		);
 		expect(posts().length).toBe(before);
 	});
