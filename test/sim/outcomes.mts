@@ -266,7 +266,13 @@ export function checkReport(books: Books, execution: ExecutionRecord): void {
 		reported.add(String(json.serial));
 		const found = books.voucherBySerial(String(json.serial));
 		const owner = found && books.ownerOf(found.order.reference);
-		if (owner?.base !== base)
+		// C1's known limit, read by the report as by a run: a whole sheet `<b>-b<k>` takes 0.3.0's
+		// `<b>-b<k>-<m>` for its own.
+		const oldNameMet =
+			owner?.scope !== 'sheet' &&
+			found?.order.reference.startsWith(base) === true &&
+			/^-\d+$/.test(found.order.reference.slice(base.length));
+		if (owner?.base !== base && !oldNameMet)
 			books.fail(
 				'C1',
 				'report-foreign-voucher',
