@@ -300,9 +300,9 @@ export function blockJob(
 				// An answer still PROCESSING names no recipients: under a service that answers a taken
 				// Reference with its order, it may be another run's, holding rows this block's later
 				// orders hold too. They are sent once it shows whose it is.
+				let unread: unknown;
 				if (queue.length > 0 && recipientsOf(result.order) === 'pending') {
 					const deadline = Date.now() + settings.waitTimeoutMs;
-					let unread: unknown;
 					try {
 						const order = await settledOrder(client, result.order, deadline, next.order.itemIndex);
 						result = { ...result, order };
@@ -310,13 +310,6 @@ export function blockJob(
 							unread = `it was still ${order.status} at Wait Timeout`;
 					} catch (waitError) {
 						unread = waitError;
-					}
-					if (unread !== undefined) {
-						tally.bought.push({ request: next.order.request, status: result.order.status });
-						outcomes.push(...boughtRows(node, next.rows, result).outcomes);
-						const unsent = queue.splice(0).flatMap((o) => o.rows);
-						outcomes.push(...rowsAfterUnconfirmed(node, unsent, reference, unread));
-						break;
 					}
 				}
 				const bought = boughtRows(node, next.rows, result);
@@ -330,6 +323,11 @@ export function blockJob(
 				outcomes.push(...bought.outcomes);
 				if (bought.missing.length > 0) {
 					stop(next, () => rowsNotInOrder(node, bought.missing, reference));
+					break;
+				}
+				if (unread !== undefined) {
+					const unsent = queue.splice(0).flatMap((o) => o.rows);
+					outcomes.push(...rowsAfterUnconfirmed(node, unsent, reference, unread));
 					break;
 				}
 			}
