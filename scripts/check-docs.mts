@@ -8,9 +8,7 @@
  * constants, template literals, conditionals and the functions that pass a message on, so that
  * `rowFailure(node, row, ['not bought: …', …])` is read where it is written. Each `${…}` the
  * source cannot know becomes a wildcard, as do the docs' *italic* placeholders and `…`; a message
- * is documented when some table cell can read as it. The messages the docs lack today are named
- * in scripts/undocumented-messages.txt: a new one fails the check, and so does an entry there
- * that is documented now or gone.
+ * is documented when some table cell can read as it; one that is not fails the check.
  *
  * (b) Every Markdown table renders: its header and its separator have as many cells.
  */
@@ -555,40 +553,17 @@ function documents(cell: string, message: string): boolean {
 	return said >= 0 && (said >= 0.7 * textLength(message) || said >= 0.8 * textLength(cell));
 }
 
-/**
- * What the check reports: messages no table documents and the allow-list does not name, and
- * entries of the allow-list that are documented now, or no longer messages of the source.
- */
-export function messageProblems(
-	messages: SourceMessage[],
-	documented: string[],
-	allowed: string[],
-): string[] {
+/** What the check reports: each message no table documents, with where the source gives it. */
+export function messageProblems(messages: SourceMessage[], documented: string[]): string[] {
 	const undocumented = new Map<string, string[]>();
 	for (const { text, at } of messages) {
 		if (documented.some((cell) => documents(cell, text))) continue;
 		undocumented.set(text, [...(undocumented.get(text) ?? []), at]);
 	}
-	const problems = [...undocumented]
-		.filter(([text]) => !allowed.includes(text))
-		.map(([text, at]) => `${at.join(', ')}: no docs table of messages has "${text}"`);
-	for (const entry of allowed) {
-		if (!messages.some((message) => message.text === entry))
-			problems.push(`${ALLOW_LIST}: "${entry}" is no longer a message of the source: remove it`);
-		else if (!undocumented.has(entry))
-			problems.push(`${ALLOW_LIST}: "${entry}" is documented now: remove it`);
-	}
-	return problems;
+	return [...undocumented].map(
+		([text, at]) => `${at.join(', ')}: no docs table of messages has "${text}"`,
+	);
 }
-
-export const ALLOW_LIST = 'scripts/undocumented-messages.txt';
-
-/** The allow-list's entries: one message a line, `#` comments and blank lines aside. */
-export const allowedMessages = (text: string) =>
-	text
-		.split('\n')
-		.map((line) => line.trim())
-		.filter((line) => line !== '' && !line.startsWith('#'));
 
 if (import.meta.main) {
 	const files = repoFiles();
@@ -598,10 +573,6 @@ if (import.meta.main) {
 	const docs = markdown.filter(({ file }) => dirname(file) === 'docs');
 	fail('check:docs', [
 		...tableProblems(markdown),
-		...messageProblems(
-			sourceMessages(),
-			documentedMessages(docs),
-			allowedMessages(readRepoFile(ALLOW_LIST)),
-		),
+		...messageProblems(sourceMessages(), documentedMessages(docs)),
 	]);
 }
