@@ -2,10 +2,14 @@
 // Table made through n8n's REST API (named, and with the columns, as the example has them), rows
 // added, changed, deleted and read back there; the campaign's totals read from an execution.
 import { campaignExample } from './campaignExample.mts';
+import { readExample } from './examples.mts';
 import type { Execution, N8nRest, WorkflowJson } from './rest.mts';
 
 /** The example's workflows, trigger and base Reference, and its import as a user does it. */
 export const dataTableExample = campaignExample('campaign-from-data-table');
+
+/** The status board (status-board.json), run by hand after the campaign. */
+export const statusBoard = readExample('campaign-from-data-table/status-board.json');
 
 const TOTALS = 'Totals so far';
 
@@ -37,6 +41,8 @@ export interface RecipientRow {
 	voucher_status: string | null;
 	error: string | null;
 	result_at: string | null;
+	/** When n8n last wrote the row. */
+	updatedAt: string;
 }
 
 type Filter = {
