@@ -9,6 +9,14 @@ import { bindCredentials, readExample, type CredentialRef } from './examples.mts
 import { runN8nCommand } from './n8n.mts';
 import type { WorkflowJson } from './rest.mts';
 
+/** How a suite imports the example, beyond what a user of the suites' n8n does. */
+export interface ImportOptions {
+	/** The n8n (a row of versions.mts) whose CLI imports it; the suites' version by default. */
+	version?: string;
+	/** Changes each workflow before it is imported, as a user would change it in the editor. */
+	adapt?: (wf: WorkflowJson) => void;
+}
+
 type Assignments = { assignments: Array<{ name: string; value: unknown }> };
 
 const baseAssignment = (wf: WorkflowJson) =>
@@ -30,12 +38,14 @@ export function campaignExample(folder: string) {
 		credentials: Record<string, CredentialRef>,
 		scratch: string,
 		workflows: WorkflowJson[],
+		{ version, adapt }: ImportOptions = {},
 	) => {
 		const dir = mkdtempSync(join(scratch, 'example-'));
-		workflows.forEach((wf, i) =>
-			writeFileSync(join(dir, `${i}.json`), JSON.stringify(bindCredentials(wf, credentials))),
-		);
-		await runN8nCommand(userFolder, ['import:workflow', '--separate', `--input=${dir}`]);
+		workflows.forEach((wf, i) => {
+			adapt?.(wf);
+			writeFileSync(join(dir, `${i}.json`), JSON.stringify(bindCredentials(wf, credentials)));
+		});
+		await runN8nCommand(userFolder, ['import:workflow', '--separate', `--input=${dir}`], version);
 	};
 
 	return {
@@ -52,11 +62,15 @@ export function campaignExample(folder: string) {
 			userFolder: string,
 			credentials: Record<string, CredentialRef>,
 			scratch: string,
+			options?: ImportOptions,
 		) {
-			await importInto(userFolder, credentials, scratch, [
-				structuredClone(page),
-				structuredClone(campaign),
-			]);
+			await importInto(
+				userFolder,
+				credentials,
+				scratch,
+				[structuredClone(page), structuredClone(campaign)],
+				options,
+			);
 		},
 		/** The campaign alone under another base reference: a second campaign over the same table. */
 		async importWithBase(

@@ -2,10 +2,14 @@
 // Table made through n8n's REST API (named, and with the columns, as the example has them), rows
 // added, changed, deleted and read back there; the campaign's totals read from an execution.
 import { campaignExample } from './campaignExample.mts';
-import type { Execution, N8nRest } from './rest.mts';
+import { readExample } from './examples.mts';
+import type { Execution, N8nRest, WorkflowJson } from './rest.mts';
 
 /** The example's workflows, trigger and base Reference, and its import as a user does it. */
 export const dataTableExample = campaignExample('campaign-from-data-table');
+
+/** The status board (status-board.json), run by hand after the campaign. */
+export const statusBoard = readExample('campaign-from-data-table/status-board.json');
 
 const TOTALS = 'Totals so far';
 
@@ -37,6 +41,8 @@ export interface RecipientRow {
 	voucher_status: string | null;
 	error: string | null;
 	result_at: string | null;
+	/** When n8n last wrote the row. */
+	updatedAt: string;
 }
 
 type Filter = {
@@ -50,11 +56,14 @@ const idFilter = (condition: string, value: number): Filter => ({
 
 /** One Data Table of the owner's personal project, through the editor's REST API. */
 export class RecipientTable {
+	/** n8n's id of the table, which a node picks From List or By ID. */
+	readonly id: string;
 	private readonly rest: N8nRest;
 	private readonly path: string;
 
 	// Plain fields, not parameter properties: npm run dev runs this file under Node's type stripping.
-	private constructor(rest: N8nRest, path: string) {
+	private constructor(rest: N8nRest, id: string, path: string) {
+		this.id = id;
 		this.rest = rest;
 		this.path = path;
 	}
@@ -64,7 +73,7 @@ export class RecipientTable {
 		const project = await rest.request('GET', '/rest/projects/personal');
 		const tables = `/rest/projects/${project.id}/data-tables`;
 		const table = await rest.request('POST', tables, { name: TABLE_NAME, columns: TABLE_COLUMNS });
-		return new RecipientTable(rest, `${tables}/${table.id}`);
+		return new RecipientTable(rest, table.id, `${tables}/${table.id}`);
 	}
 
 	/**
@@ -134,6 +143,27 @@ export class RecipientTable {
 		);
 	}
 }
+
+/**
+ * The example's Data Table nodes with `table` picked From List, as a user picks it where the
+ * node finds no table By Name (versions.mts, `dataTables.byName`).
+ */
+export const pickTableFromList = (table: RecipientTable) => (wf: WorkflowJson) => {
+	for (const node of wf.nodes)
+		if (node.type === 'n8n-nodes-base.dataTable')
+			node.parameters.dataTableId = {
+				__rl: true,
+				mode: 'list',
+				value: table.id,
+				cachedResultName: TABLE_NAME,
+			};
+};
+
+/** Sets Read the page's Limit, the most rows a page holds (at least 100), in the page workflow. */
+export const setPageLimit = (wf: WorkflowJson, limit: number) => {
+	const read = wf.nodes.find((n) => n.name === 'Read the page');
+	if (read) read.parameters.limit = limit;
+};
 
 /** What Totals so far says after the last page. */
 export interface CampaignTotals {

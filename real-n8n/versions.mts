@@ -90,6 +90,13 @@ export interface N8nVersionFacts {
 	communityPackageVersion: 'body' | 'in-name';
 	/** The AI Agent and OpenAI model node versions to test the node as a tool with; none: not tested. */
 	agentNodes?: AgentNodes;
+	/**
+	 * What examples/campaign-from-data-table needs of n8n's Data Table node (Data Tables since
+	 * 1.113.1; none here: this n8n has none). `byName`: the node finds a table By Name (not in
+	 * 1.123.81: From List or By ID). `orderBy`: Get orders rows by a column (n8n 2.5.0, never in
+	 * 1.x); without it, rows come in the database's order, by `id` on SQLite for the example's read.
+	 */
+	dataTables?: { byName: boolean; orderBy: boolean };
 }
 
 /** The version every full suite (e2e, queue, bench, demo) uses: real-n8n/package.json. */
@@ -101,6 +108,7 @@ export const DEFAULT_N8N_VERSION = (
 
 const v2 = {
 	nodeMajor: 24,
+	dataTables: { byName: true, orderBy: true },
 	nativeModules: ['sqlite3', 'isolated-vm'],
 	// Its refresh task calls api.n8n.io, unreachable offline; nothing here uses it. n8n 1.x
 	// has no such module and refuses to start when asked to disable it: Unknown module "mcp-registry".
@@ -121,6 +129,9 @@ const v1 = {
 	restRunBody: 'with-workflow-data',
 	communityPackageVersion: 'body',
 } as const;
+
+/** Read in 1.123.81's node: Get reads no Order By, the table is picked From List or By ID. */
+const dataTables1123 = { byName: false, orderBy: false };
 
 const agentNodes1123: AgentNodes = {
 	agent: 3,
@@ -160,6 +171,7 @@ export const N8N_VERSIONS: readonly N8nVersionFacts[] = [
 		nativeModules: ['sqlite3', 'isolated-vm'],
 		env: {},
 		agentNodes: agentNodes1123,
+		dataTables: dataTables1123,
 	},
 	{
 		...v1,
@@ -173,6 +185,7 @@ export const N8N_VERSIONS: readonly N8nVersionFacts[] = [
 		// Without it every command fails at start: "IsolatePool failed to create any bridges".
 		env: { N8N_EXPRESSION_ENGINE: 'legacy' },
 		agentNodes: agentNodes1123,
+		dataTables: dataTables1123,
 	},
 	{
 		...v2,

@@ -13,21 +13,22 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import type { Execution, N8nRest } from '../../real-n8n/rest.mts';
+import type { N8nRest } from '../../real-n8n/rest.mts';
 import {
 	RecipientTable,
 	campaignTotals,
 	dataTableExample as example,
 	totalsAfterEachPage,
-	type RecipientRow,
 } from '../../real-n8n/campaignFromDataTable.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { ownerClient, restartN8n, sandboxApiCredential, until } from './n8nUnderTest.mts';
 import {
+	EVERY_TABLE_ROW_ONCE,
+	campaignRuns,
 	createAnswers,
 	lastSeq,
 	pagedCampaignBooks,
-	type HeldVoucher,
+	tableTally,
 } from './pagedCampaignBooks.mts';
 
 const { base: BASE, start: START, campaignId: CAMPAIGN_ID, pageId: PAGE_ID } = example;
@@ -39,20 +40,6 @@ const RUN_TIMEOUT_MS = 300_000;
 const LATENCY_MS = 50;
 /** Under the node's 60 s request timeout, so a barrier's refusal is what the run sees. */
 const BARRIER_TIMEOUT_MS = 45_000;
-const BOUGHT = ['bought', 'bought earlier'];
-
-/** Whether a row's result columns say what the books hold for its e-mail. */
-function resultAgrees(row: RecipientRow, held: HeldVoucher[] | undefined): boolean {
-	if (!held) return row.result === 'not bought' && Boolean(row.error) && !row.order_reference;
-	return (
-		held.length === 1 &&
-		BOUGHT.includes(row.result ?? '') &&
-		row.order_reference === held[0].reference &&
-		row.voucher_status === held[0].status &&
-		row.error === '' &&
-		Boolean(row.result_at)
-	);
-}
 
 describe('a campaign from an n8n Data Table, page by page (examples/campaign-from-data-table)', () => {
 	let rest: N8nRest;
@@ -65,40 +52,13 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 	const deleted = new Set<string>();
 
 	/** The table's rows against the campaign `base`'s books. */
-	async function tally(base: string) {
-		const rows = await table.rows();
-		const { orders, vouchers, debits } = pagedCampaignBooks(sandbox, base).books();
-		const emails = new Set(rows.map((r) => r.email));
-		const paid = new Set(debits.map((d) => d.reference));
-		return {
-			missing: rows.filter((r) => !vouchers.has(r.email)).length,
-			doubled: [...vouchers.values()].filter((held) => held.length > 1).length,
-			wrongValue: rows.filter((r) => vouchers.get(r.email)?.some((v) => v.value !== r.amount))
-				.length,
-			strangers: [...vouchers.keys()].filter((e) => !emails.has(e) && !deleted.has(e)).length,
-			ordersPaidTwice: debits.length - paid.size,
-			ordersUnpaid: orders.length - paid.size,
-			resultsWrong: rows.filter((r) => !resultAgrees(r, vouchers.get(r.email))).length,
-			held: rows.filter((r) => vouchers.has(r.email)).length,
-			rows,
-		};
-	}
-	const everyRowOnce = {
-		missing: 0,
-		doubled: 0,
-		wrongValue: 0,
-		strangers: 0,
-		ordersPaidTwice: 0,
-		ordersUnpaid: 0,
-		resultsWrong: 0,
-	};
-
-	const totalsOf = (ex: Execution) => {
-		expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
-		return campaignTotals(ex);
-	};
-
-	const runCampaign = () => rest.runWorkflow(CAMPAIGN_ID, START, RUN_TIMEOUT_MS);
+	const tally = async (base: string) => tableTally(sandbox, base, await table.rows(), deleted);
+	const { run: runCampaign, totalsOf } = campaignRuns(
+		() => rest,
+		example,
+		campaignTotals,
+		RUN_TIMEOUT_MS,
+	);
 	const timed = async <T,>(label: string, run: () => Promise<T>) => {
 		const t0 = Date.now();
 		const result = await run();
@@ -158,7 +118,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 		const totals = totalsOf(await timed('re-run after the crash', runCampaign));
 		const requests = pagedCampaignBooks(sandbox, BASE).requestsSince(seq);
 		console.log(`re-run after the crash: ${JSON.stringify(totals)}, ${JSON.stringify(requests)}`);
-		expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
+		expect(await tally(BASE)).toMatchObject({ ...EVERY_TABLE_ROW_ONCE, held: ROWS });
 		expect(totals).toMatchObject({ pages: ROWS / 1000 + 1, rows: ROWS, written: ROWS });
 		expect(totals).toMatchObject({ refusedOrFailed: 0, failures: [] });
 		expect(totals.bought + totals.held).toBe(ROWS);
@@ -193,7 +153,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 				refusedCreates: 0,
 			});
 			const after = await tally(BASE);
-			expect(after).toMatchObject({ ...everyRowOnce, held: ROWS });
+			expect(after).toMatchObject({ ...EVERY_TABLE_ROW_ONCE, held: ROWS });
 			expect(new Set(after.rows.map((r) => r.result))).toEqual(new Set(['bought earlier']));
 		},
 		RUN_TIMEOUT_MS,
@@ -246,7 +206,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 				null,
 			]);
 			const after = await tally(BASE);
-			expect(after).toMatchObject({ ...everyRowOnce, missing: 1, held: rows - 1 });
+			expect(after).toMatchObject({ ...EVERY_TABLE_ROW_ONCE, missing: 1, held: rows - 1 });
 			const reused = after.rows.find((r) => r.id === ROWS)!;
 			expect(reused).toMatchObject({
 				email: 'person20001@example.com',
@@ -283,7 +243,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 				`two at once: ${JSON.stringify([a, b])}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
 			);
 			const rows = ROWS - 102 + 250;
-			expect(await tally(base)).toMatchObject({ ...everyRowOnce, held: rows });
+			expect(await tally(base)).toMatchObject({ ...EVERY_TABLE_ROW_ONCE, held: rows });
 			expect(a.bought + b.bought).toBe(rows);
 			for (const totals of [a, b])
 				expect(totals).toMatchObject({ rows, refusedOrFailed: 0, written: rows });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { type Execution, type N8nRest } from '../../real-n8n/rest.mts';
+import { type N8nRest } from '../../real-n8n/rest.mts';
 import {
 	ensureQueueServices,
 	pgClient,
@@ -27,7 +27,13 @@ import {
 } from '../../real-n8n/campaignFromPostgres.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { ownerClient, restartN8n, sandboxApiCredential, until } from './n8nUnderTest.mts';
-import { createAnswers, lastSeq as lastSeqOf, pagedCampaignBooks } from './pagedCampaignBooks.mts';
+import {
+	EVERY_ROW_ONCE,
+	campaignRuns,
+	createAnswers,
+	lastSeq as lastSeqOf,
+	pagedCampaignBooks,
+} from './pagedCampaignBooks.mts';
 
 const { base: BASE, start: START, campaignId: CAMPAIGN_ID, pageId: PAGE_ID } = example;
 const EACH_PAGE = 'Each page';
@@ -87,21 +93,12 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			orders: orders.length,
 		};
 	}
-	const everyRowOnce = {
-		missing: 0,
-		doubled: 0,
-		wrongValue: 0,
-		strangers: 0,
-		ordersPaidTwice: 0,
-		ordersUnpaid: 0,
-	};
-
-	const totalsOf = (ex: Execution) => {
-		expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
-		return campaignTotals(ex);
-	};
-
-	const runCampaign = () => rest.runWorkflow(CAMPAIGN_ID, START, RUN_TIMEOUT_MS);
+	const { run: runCampaign, totalsOf } = campaignRuns(
+		() => rest,
+		example,
+		campaignTotals,
+		RUN_TIMEOUT_MS,
+	);
 
 	beforeAll(async () => {
 		rest = await ownerClient();
@@ -154,7 +151,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		console.log(
 			`re-run after the crash: ${JSON.stringify(totals)}, ${JSON.stringify(requestsSince(seq, BASE))}, ${Date.now() - t1} ms`,
 		);
-		expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
+		expect(await tally(BASE)).toMatchObject({ ...EVERY_ROW_ONCE, held: ROWS });
 		expect(totals).toMatchObject({ pages: ROWS / 1000 + 1, rows: ROWS, refusedOrFailed: 0 });
 		expect(totals.bought + totals.held).toBe(ROWS);
 		expect(totals.held).toBeGreaterThanOrEqual(killed.held);
@@ -182,7 +179,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 				creates: 0,
 				refusedCreates: 0,
 			});
-			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, held: ROWS });
+			expect(await tally(BASE)).toMatchObject({ ...EVERY_ROW_ONCE, held: ROWS });
 		},
 		RUN_TIMEOUT_MS,
 	);
@@ -247,7 +244,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			});
 			// b0-2 and b200-2 beside their first orders, b201-1 and b202-1.
 			expect(requests.creates).toBe(4);
-			expect(await tally(BASE)).toMatchObject({ ...everyRowOnce, missing: 1, held: ROWS + 251 });
+			expect(await tally(BASE)).toMatchObject({ ...EVERY_ROW_ONCE, missing: 1, held: ROWS + 251 });
 			await db.query('DELETE FROM campaign_recipients WHERE id = $1', [bad.id]);
 		},
 		RUN_TIMEOUT_MS,
@@ -273,7 +270,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 				`two at once: ${JSON.stringify([a, b])}, ${JSON.stringify(requests)}, ${Date.now() - t0} ms`,
 			);
 			const rows = ROWS + 251;
-			expect(await tally(base)).toMatchObject({ ...everyRowOnce, held: rows });
+			expect(await tally(base)).toMatchObject({ ...EVERY_ROW_ONCE, held: rows });
 			expect(a.bought + b.bought).toBe(rows);
 			for (const totals of [a, b]) expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
 			// They did race: creates of the same order, the second refused as a used Reference.

@@ -1,5 +1,11 @@
 // A campaign fed by Row ID (orders `<base>-b<block>-n<n>`) judged from the sandbox's own books:
-// the vouchers each e-mail holds, one debit per order, and what a run asked the service for.
+// the vouchers each e-mail holds, one debit per order, and what a run asked the service for;
+// and the paged campaign examples run from their manual trigger, their totals read once the
+// execution succeeded.
+import { expect } from 'vitest';
+
+import type { RecipientRow } from '../../real-n8n/campaignFromDataTable.mts';
+import type { Execution, N8nRest } from '../../real-n8n/rest.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
 
 export interface HeldVoucher {
@@ -56,3 +62,79 @@ export const createAnswers = (sandbox: Sandbox, seq: number, reference: string):
 
 /** The sandbox's last request, to count what comes after it. */
 export const lastSeq = (sandbox: Sandbox): number => sandbox.state.requests.at(-1)?.seq ?? 0;
+
+/** What every campaign's tally must show: each row one voucher of its amount, each order paid once. */
+export const EVERY_ROW_ONCE = {
+	missing: 0,
+	doubled: 0,
+	wrongValue: 0,
+	strangers: 0,
+	ordersPaidTwice: 0,
+	ordersUnpaid: 0,
+};
+
+/**
+ * Runs of a paged campaign example (campaignExample.mts) in the n8n of `rest` (read at each run,
+ * as suites log in after they declare this), and its totals (read by `totals`).
+ */
+export function campaignRuns<T>(
+	rest: () => N8nRest,
+	example: { campaignId: string; start: string },
+	totals: (ex: Execution) => T,
+	timeoutMs: number,
+) {
+	return {
+		/** Runs the campaign from its manual trigger to the end; the execution. */
+		run: () => rest().runWorkflow(example.campaignId, example.start, timeoutMs),
+		/** The totals of an execution that must have succeeded. */
+		totalsOf(ex: Execution): T {
+			expect(ex.status, JSON.stringify(ex.data.resultData.error)).toBe('success');
+			return totals(ex);
+		},
+	};
+}
+
+/** A Data Table row's result words that say it holds its voucher. */
+const BOUGHT = ['bought', 'bought earlier'];
+
+/** Whether a Data Table row's result columns say what the books hold for its e-mail. */
+function resultAgrees(row: RecipientRow, held: HeldVoucher[] | undefined): boolean {
+	if (!held) return row.result === 'not bought' && Boolean(row.error) && !row.order_reference;
+	return (
+		held.length === 1 &&
+		BOUGHT.includes(row.result ?? '') &&
+		row.order_reference === held[0].reference &&
+		row.voucher_status === held[0].status &&
+		row.error === '' &&
+		Boolean(row.result_at)
+	);
+}
+
+/**
+ * The rows of a Data Table (examples/campaign-from-data-table) against campaign `base`'s books;
+ * `deleted`: e-mails of rows deleted from the table, whose vouchers stay theirs.
+ */
+export function tableTally(
+	sandbox: Sandbox,
+	base: string,
+	rows: RecipientRow[],
+	deleted: ReadonlySet<string> = new Set(),
+) {
+	const { orders, vouchers, debits } = pagedCampaignBooks(sandbox, base).books();
+	const emails = new Set(rows.map((r) => r.email));
+	const paid = new Set(debits.map((d) => d.reference));
+	return {
+		missing: rows.filter((r) => !vouchers.has(r.email)).length,
+		doubled: [...vouchers.values()].filter((held) => held.length > 1).length,
+		wrongValue: rows.filter((r) => vouchers.get(r.email)?.some((v) => v.value !== r.amount)).length,
+		strangers: [...vouchers.keys()].filter((e) => !emails.has(e) && !deleted.has(e)).length,
+		ordersPaidTwice: debits.length - paid.size,
+		ordersUnpaid: orders.length - paid.size,
+		resultsWrong: rows.filter((r) => !resultAgrees(r, vouchers.get(r.email))).length,
+		held: rows.filter((r) => vouchers.has(r.email)).length,
+		rows,
+	};
+}
+
+/** A Data Table's tally when every row holds its voucher and says so. */
+export const EVERY_TABLE_ROW_ONCE = { ...EVERY_ROW_ONCE, resultsWrong: 0 };
