@@ -319,8 +319,8 @@ export const recipientOrderSchema = object({
 export const campaignRowSchema = object({ ...recipientOrderFields, ...recipientShape });
 
 /**
- * A row's own ID in a campaign fed in pages: a whole number of 0 or more, of any length (a
- * database's bigint comes as text), kept as its digits without leading zeros. Not sent.
+ * A row's own ID in a campaign fed in pages: a whole number of 0 or more, up to 30 digits (past
+ * a bigint's 19, which a database gives as text), kept as its digits without leading zeros. Not sent.
  */
 const rowIdNamed =
 	(label: string): Rule<string> =>
