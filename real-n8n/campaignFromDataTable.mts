@@ -39,6 +39,27 @@ export interface RecipientRow {
 	result_at: string | null;
 }
 
+const BOUGHT = ['bought', 'bought earlier'];
+
+/**
+ * Whether a row's result columns say what the service's books hold for its person: one voucher,
+ * its order and status, no error; or, with nothing held, not bought with the reason.
+ */
+export function resultAgrees(
+	row: RecipientRow,
+	held: Array<{ reference: string; status: string | null }> | undefined,
+): boolean {
+	if (!held) return row.result === 'not bought' && Boolean(row.error) && !row.order_reference;
+	return (
+		held.length === 1 &&
+		BOUGHT.includes(row.result ?? '') &&
+		row.order_reference === held[0].reference &&
+		row.voucher_status === held[0].status &&
+		row.error === '' &&
+		Boolean(row.result_at)
+	);
+}
+
 type Filter = {
 	type: 'and';
 	filters: Array<{ columnName: string; condition: string; value: number }>;

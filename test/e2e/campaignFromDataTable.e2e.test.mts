@@ -17,18 +17,13 @@ import type { Execution, N8nRest } from '../../real-n8n/rest.mts';
 import {
 	RecipientTable,
 	campaignTotals,
+	resultAgrees,
 	dataTableExample as example,
 	totalsAfterEachPage,
-	type RecipientRow,
 } from '../../real-n8n/campaignFromDataTable.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
 import { ownerClient, restartN8n, sandboxApiCredential, until } from './n8nUnderTest.mts';
-import {
-	createAnswers,
-	lastSeq,
-	pagedCampaignBooks,
-	type HeldVoucher,
-} from './pagedCampaignBooks.mts';
+import { createAnswers, lastSeq, pagedCampaignBooks } from './pagedCampaignBooks.mts';
 
 const { base: BASE, start: START, campaignId: CAMPAIGN_ID, pageId: PAGE_ID } = example;
 
@@ -39,21 +34,6 @@ const RUN_TIMEOUT_MS = 300_000;
 const LATENCY_MS = 50;
 /** Under the node's 60 s request timeout, so a barrier's refusal is what the run sees. */
 const BARRIER_TIMEOUT_MS = 45_000;
-const BOUGHT = ['bought', 'bought earlier'];
-
-/** Whether a row's result columns say what the books hold for its e-mail. */
-function resultAgrees(row: RecipientRow, held: HeldVoucher[] | undefined): boolean {
-	if (!held) return row.result === 'not bought' && Boolean(row.error) && !row.order_reference;
-	return (
-		held.length === 1 &&
-		BOUGHT.includes(row.result ?? '') &&
-		row.order_reference === held[0].reference &&
-		row.voucher_status === held[0].status &&
-		row.error === '' &&
-		Boolean(row.result_at)
-	);
-}
-
 describe('a campaign from an n8n Data Table, page by page (examples/campaign-from-data-table)', () => {
 	let rest: N8nRest;
 	let sandbox: Sandbox;
