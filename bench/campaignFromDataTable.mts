@@ -3,7 +3,9 @@
 // beside examples/campaign-from-postgres, at the same sizes, in the same n8n (default settings,
 // SQLite), against the same sandbox.
 //   BENCH_CAMPAIGN_SOURCE=datatable npm run bench:campaign
-// Env: BENCH_CAMPAIGN_SIZES (default 20000,100000), BENCH_LATENCY_MS (default 25), BENCH_RUN_TIMEOUT_S.
+// Env: BENCH_CAMPAIGN_SIZES (default 20000,100000), BENCH_LATENCY_MS (default 25), BENCH_RUN_TIMEOUT_S,
+//      BENCH_CAMPAIGN_NODE_TIMES=1 (both pages keep their executions, and each node's time per row
+//      is printed: where the time goes; saving them costs time, so those runs' walls are not the figures).
 // Each size in a fresh n8n: both examples saved and warmed up on 1,000 rows, n8n's idle RSS
 // read after start-up and after each warm-up (its plateau), the Data Table made anew with the
 // size's rows through n8n's REST API (as far as N8N_DATA_TABLES_MAX_SIZE_BYTES lets it) and the
@@ -18,7 +20,7 @@ import {
 	dataTableExample,
 	resultAgrees,
 } from '../real-n8n/campaignFromDataTable.mts';
-import { campaignTotals as postgresTotals, createRecipientsTable, fillRecipients } from '../real-n8n/campaignFromPostgres.mts';
+import { campaignTotals as postgresTotals, createRecipientsTable, fillRecipients, postgresExample } from '../real-n8n/campaignFromPostgres.mts';
 import { ensureQueueServices, pgClient, startPostgres } from '../real-n8n/services.mts';
 import { pagedCampaignBooks } from '../test/e2e/pagedCampaignBooks.mts';
 import { runQuietly, runTimeoutMs, startBenchN8n, startBenchSandbox, type Credentials } from './harness.mts';
@@ -27,6 +29,8 @@ import {
 	WARM_ROWS,
 	allRight,
 	cells,
+	executionIds,
+	pageNodeTimes,
 	pagedCampaignRuns,
 	perRow,
 	reportedByTotals,
@@ -35,12 +39,13 @@ import {
 	type Target,
 } from './pagedCampaign.mts';
 import { mib, rssKb } from './peakRss.mts';
-import { atMost, beginRun, conditionsTable, fmt, info, machine, print, render, say, table, type Row } from './report.mts';
+import { atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, render, say, table, type Row } from './report.mts';
 
 const SIZES = (process.env.BENCH_CAMPAIGN_SIZES || '20000,100000').split(',').map(Number);
 const LATENCY = Number(process.env.BENCH_LATENCY_MS || 25);
 const DATA_TABLE_RUN = 'Data Table example, first run';
 const POSTGRES_RUN = 'PostgreSQL example, first run';
+const NODE_TIMES = envInt('BENCH_CAMPAIGN_NODE_TIMES', 0) > 0;
 
 await beginRun();
 const { sandbox, probe } = await startBenchSandbox(LATENCY);
@@ -67,7 +72,7 @@ async function fillUpTo(recipients: RecipientTable, rows: number): Promise<{ add
  * forgotten, table and sandbox), and the table made anew with up to `rows` rows.
  */
 async function prepareDataTableExample(target: Target, creds: Credentials, filesDir: string, rows: number) {
-	const id = await dataTableExample.saveBoth(target.rest, { voucherServiceApi: creds.ours }, filesDir);
+	const id = await dataTableExample.saveBoth(target.rest, { voucherServiceApi: creds.ours }, filesDir, NODE_TIMES);
 	const warm = await RecipientTable.create(target.rest);
 	await warm.add(WARM_ROWS, 1, 1);
 	await runQuietly(target.rest, id, runTimeoutMs(WARM_ROWS), dataTableExample.start);
@@ -77,7 +82,7 @@ async function prepareDataTableExample(target: Target, creds: Credentials, files
 	const t0 = Date.now();
 	const { added, refusal } = await fillUpTo(recipients, rows);
 	say(`Data Table filled with ${added} rows in ${fmt((Date.now() - t0) / 1000, 1)} s${refusal ? `; refused past that: ${refusal}` : ''}`);
-	return { recipients, added, refusal, example: { id, trigger: dataTableExample.start, base: dataTableExample.base } };
+	return { recipients, added, refusal, example: { id, trigger: dataTableExample.start, base: dataTableExample.base }, pageId: dataTableExample.pageId };
 }
 
 /** Rows whose result columns disagree with the sandbox's books, and rows seen. */
@@ -97,6 +102,8 @@ interface SizeResult {
 	idleMib: Array<[string, number]>;
 	resultRows: number;
 	resultsWrong: number;
+	/** BENCH_CAMPAIGN_NODE_TIMES: ms per node of the pages, Data Table and PostgreSQL. */
+	nodeTimes?: [Map<string, number>, Map<string, number>];
 }
 
 async function oneSize(asked: number, pg: Parameters<typeof preparePostgresExample>[1], db: Parameters<typeof preparePostgresExample>[2]): Promise<SizeResult> {
@@ -111,7 +118,7 @@ async function oneSize(asked: number, pg: Parameters<typeof preparePostgresExamp
 		};
 		await idle('n8n started, owner and nothing run');
 		// PostgreSQL first, with the size asked; refilled below if the Data Table holds fewer.
-		const { creds, example: postgres } = await preparePostgresExample(target, pg, db, bench.filesDir, asked);
+		const { creds, example: postgres } = await preparePostgresExample(target, pg, db, bench.filesDir, asked, NODE_TIMES);
 		await idle(`after the PostgreSQL example's warm-up (${WARM_ROWS} rows)`);
 		const dt = await prepareDataTableExample(target, creds, bench.filesDir, asked);
 		await idle(`after the Data Table example's warm-up (${WARM_ROWS} rows) and filling the table`);
@@ -119,12 +126,16 @@ async function oneSize(asked: number, pg: Parameters<typeof preparePostgresExamp
 			await db.query('TRUNCATE campaign_recipients');
 			await fillRecipients(db, 1, dt.added);
 		}
+		const pagesBefore = NODE_TIMES ? [await executionIds(bench.rest, dt.pageId), await executionIds(bench.rest, postgresExample.pageId)] : [];
 		const dataTable = await measure(target, DATA_TABLE_RUN, dt.example, dt.added, reportedByTotals(dataTableTotals));
 		await idle('after the Data Table run');
 		const check = await resultsWrong(dt.recipients);
 		const postgresRun = await measure(target, POSTGRES_RUN, postgres, dt.added, reportedByTotals(postgresTotals));
 		await idle('after the PostgreSQL run');
-		return { asked, rows: dt.added, refusal: dt.refusal, dataTable, postgres: postgresRun, idleMib, resultRows: check.rows, resultsWrong: check.wrong };
+		const nodeTimes = NODE_TIMES
+			? ([await pageNodeTimes(bench.rest, dt.pageId, pagesBefore[0]), await pageNodeTimes(bench.rest, postgresExample.pageId, pagesBefore[1])] as [Map<string, number>, Map<string, number>])
+			: undefined;
+		return { asked, rows: dt.added, refusal: dt.refusal, dataTable, postgres: postgresRun, idleMib, resultRows: check.rows, resultsWrong: check.wrong, nodeTimes };
 	} finally {
 		await bench.stop();
 	}
@@ -145,6 +156,12 @@ try {
 			[`Data Table rows read back, result columns against the service's books`, `${fmt(r.resultRows, 0)} rows`, '', '', '', '', `${r.resultsWrong} disagree`],
 			...rss.map(([when, value]) => [`idle RSS of n8n ${when}`, value, '', '', '', '', '']),
 		]));
+		if (r.nodeTimes) {
+			const [dtTimes, pgTimes] = r.nodeTimes;
+			const names = [...new Set([...dtTimes.keys(), ...pgTimes.keys()])];
+			const ms = (t: Map<string, number>, name: string) => (t.has(name) ? `${fmt(t.get(name)! / r.rows, 3)} ms` : '');
+			print(render(`Where a page's time goes, ${fmt(r.rows, 0)} rows: n8n's time of each node, summed over the pages, per row`, ['node', 'Data Table', 'PostgreSQL'], names.map((name) => [name, ms(dtTimes, name), ms(pgTimes, name)])));
+		}
 	}
 } finally {
 	await db.end();

@@ -62,6 +62,29 @@ export const reportedByTotals =
 		return { reported: rows, bought, held, refusedOrFailed };
 	};
 
+/** The ids of a workflow's executions so far (n8n's list, newest first, without data). */
+export async function executionIds(rest: N8nRest, workflowId: string): Promise<string[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const res = await rest.request('GET', `/rest/executions?filter=${filter}&limit=5000`);
+	return (res.results as Array<{ id: string }>).map((e) => String(e.id));
+}
+
+/**
+ * Where a page sub-workflow's time went in the executions of `pageId` not in `before`: each
+ * node's own time (n8n's executionTime) summed over the pages, and the pages' whole time, in ms.
+ */
+export async function pageNodeTimes(rest: N8nRest, pageId: string, before: string[]): Promise<Map<string, number>> {
+	const times = new Map<string, number>();
+	const add = (name: string, ms: number) => times.set(name, (times.get(name) ?? 0) + ms);
+	for (const id of (await executionIds(rest, pageId)).filter((e) => !before.includes(e))) {
+		const ex = (await rest.getExecution(id)) as Execution & { startedAt: string; stoppedAt: string };
+		add('(each page, start to stop)', Date.parse(ex.stoppedAt) - Date.parse(ex.startedAt));
+		for (const [name, runs] of Object.entries(ex.data.resultData.runData))
+			for (const run of runs as Array<{ executionTime?: number }>) add(name, run.executionTime ?? 0);
+	}
+	return times;
+}
+
 export const perRow = (f: Figures) => f.wallMs / f.rows;
 export const requestsPerRow = (f: Figures) => (f.reads + f.creates) / f.rows;
 export const allRight = (f: Figures) =>
@@ -112,11 +135,12 @@ export function pagedCampaignRuns(sandbox: Sandbox, probe: InFlightProbe) {
 	/**
 	 * Our credentials, the PostgreSQL example saved and its page published, a warm-up run over
 	 * WARM_ROWS rows (then forgotten by the sandbox), and the table refilled with `rows` rows.
+	 * `savePages`: see campaignExample's saveBoth.
 	 */
-	async function preparePostgresExample(target: Target, pg: Postgres, db: PgClient, filesDir: string, rows: number) {
+	async function preparePostgresExample(target: Target, pg: Postgres, db: PgClient, filesDir: string, rows: number, savePages = false) {
 		const creds: Credentials = await createApiCredentials(target.rest, sandbox);
 		const postgres = await postgresCredential(target.rest, pg, 'Campaign table (bench)');
-		const id = await postgresExample.saveBoth(target.rest, { postgres, voucherServiceApi: creds.ours }, filesDir);
+		const id = await postgresExample.saveBoth(target.rest, { postgres, voucherServiceApi: creds.ours }, filesDir, savePages);
 		await db.query('TRUNCATE campaign_recipients');
 		await fillRecipients(db, 1, WARM_ROWS);
 		await runQuietly(target.rest, id, runTimeoutMs(WARM_ROWS), postgresExample.start);

@@ -60,15 +60,18 @@ export function campaignExample(folder: string) {
 		},
 		/**
 		 * Both saved through REST under their own ids (the campaign calls the page by id), their
-		 * credentials bound by type, and the page published; the campaign's id.
+		 * credentials bound by type, and the page published; the campaign's id. `savePages` keeps
+		 * the page's successful executions too (the example keeps none), to read its nodes' times.
 		 */
 		async saveBoth(
 			rest: N8nRest,
 			credentials: Record<string, CredentialRef>,
 			filesDir: string,
+			savePages = false,
 		): Promise<string> {
 			const save = async (file: string) => {
 				const wf = preparedExample(`${folder}/${file}`, { credentials, filesDir });
+				if (savePages && wf.id === page.id) wf.settings = { ...wf.settings, saveDataSuccessExecution: 'all' };
 				// POST /rest/workflows keeps an id given in the body, as import:workflow does.
 				return (await rest.request('POST', '/rest/workflows', { ...wf, active: false })).id as string;
 			};
