@@ -29,7 +29,7 @@ import {
 	WARM_ROWS,
 	allRight,
 	cells,
-	executionIds,
+	newestExecutionId,
 	pageNodeTimes,
 	pagedCampaignRuns,
 	perRow,
@@ -126,7 +126,7 @@ async function oneSize(asked: number, pg: Parameters<typeof preparePostgresExamp
 			await db.query('TRUNCATE campaign_recipients');
 			await fillRecipients(db, 1, dt.added);
 		}
-		const pagesBefore = NODE_TIMES ? [await executionIds(bench.rest, dt.pageId), await executionIds(bench.rest, postgresExample.pageId)] : [];
+		const pagesBefore = NODE_TIMES ? [await newestExecutionId(bench.rest, dt.pageId), await newestExecutionId(bench.rest, postgresExample.pageId)] : [];
 		const dataTable = await measure(target, DATA_TABLE_RUN, dt.example, dt.added, reportedByTotals(dataTableTotals));
 		await idle('after the Data Table run');
 		const check = await resultsWrong(dt.recipients);

@@ -62,22 +62,22 @@ export const reportedByTotals =
 		return { reported: rows, bought, held, refusedOrFailed };
 	};
 
-/** The ids of a workflow's executions so far (n8n's list, newest first, without data). */
-export async function executionIds(rest: N8nRest, workflowId: string): Promise<string[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const res = await rest.request('GET', `/rest/executions?filter=${filter}&limit=5000`);
-	return (res.results as Array<{ id: string }>).map((e) => String(e.id));
+/** The id of a workflow's newest execution, 0 without one. */
+export async function newestExecutionId(rest: N8nRest, workflowId: string): Promise<number> {
+	return Number((await rest.listExecutions(workflowId))[0]?.id ?? 0);
 }
 
 /**
- * Where a page sub-workflow's time went in the executions of `pageId` not in `before`: each
- * node's own time (n8n's executionTime) summed over the pages, and the pages' whole time, in ms.
+ * Where a page sub-workflow's time went in its executions after execution `afterId`: each
+ * node's own time (n8n's executionTime) summed over the pages, and the pages' whole time, in
+ * ms. Read by id, as n8n numbers executions in order (its list pages only by cursor).
  */
-export async function pageNodeTimes(rest: N8nRest, pageId: string, before: string[]): Promise<Map<string, number>> {
+export async function pageNodeTimes(rest: N8nRest, pageId: string, afterId: number): Promise<Map<string, number>> {
 	const times = new Map<string, number>();
 	const add = (name: string, ms: number) => times.set(name, (times.get(name) ?? 0) + ms);
-	for (const id of (await executionIds(rest, pageId)).filter((e) => !before.includes(e))) {
-		const ex = (await rest.getExecution(id)) as Execution & { startedAt: string; stoppedAt: string };
+	for (let id = afterId + 1; id <= (await newestExecutionId(rest, pageId)); id++) {
+		const ex = (await rest.getExecution(String(id))) as Execution & { startedAt: string; stoppedAt: string; workflowId: string };
+		if (ex.workflowId !== pageId) continue;
 		add('(each page, start to stop)', Date.parse(ex.stoppedAt) - Date.parse(ex.startedAt));
 		for (const [name, runs] of Object.entries(ex.data.resultData.runData))
 			for (const run of runs as Array<{ executionTime?: number }>) add(name, run.executionTime ?? 0);
