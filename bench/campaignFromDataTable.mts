@@ -18,6 +18,7 @@ import {
 	RecipientTable,
 	campaignTotals as dataTableTotals,
 	dataTableExample,
+	dataTablesBytes,
 	resultAgrees,
 } from '../real-n8n/campaignFromDataTable.mts';
 import { campaignTotals as postgresTotals, createRecipientsTable, fillRecipients, postgresExample } from '../real-n8n/campaignFromPostgres.mts';
@@ -36,6 +37,7 @@ import {
 	reportedByTotals,
 	requestsPerRow,
 	type Figures,
+	type NodeTime,
 	type Target,
 } from './pagedCampaign.mts';
 import { mib, rssKb } from './peakRss.mts';
@@ -45,6 +47,8 @@ const SIZES = (process.env.BENCH_CAMPAIGN_SIZES || '20000,100000').split(',').ma
 const LATENCY = Number(process.env.BENCH_LATENCY_MS || 25);
 const DATA_TABLE_RUN = 'Data Table example, first run';
 const POSTGRES_RUN = 'PostgreSQL example, first run';
+/** N8N_DATA_TABLES_MAX_SIZE_BYTES when unset, in n8n 2.41.1 (its DataTableConfig). */
+const DEFAULT_MAX_BYTES = 200 * 1024 * 1024;
 const NODE_TIMES = envInt('BENCH_CAMPAIGN_NODE_TIMES', 0) > 0;
 
 await beginRun();
@@ -102,8 +106,10 @@ interface SizeResult {
 	idleMib: Array<[string, number]>;
 	resultRows: number;
 	resultsWrong: number;
+	/** The Data Tables' size after the run, as n8n counts it against its limit. */
+	tableBytes: number;
 	/** BENCH_CAMPAIGN_NODE_TIMES: ms per node of the pages, Data Table and PostgreSQL. */
-	nodeTimes?: [Map<string, number>, Map<string, number>];
+	nodeTimes?: [Map<string, NodeTime>, Map<string, NodeTime>];
 }
 
 async function oneSize(asked: number, pg: Parameters<typeof preparePostgresExample>[1], db: Parameters<typeof preparePostgresExample>[2]): Promise<SizeResult> {
@@ -130,12 +136,13 @@ async function oneSize(asked: number, pg: Parameters<typeof preparePostgresExamp
 		const dataTable = await measure(target, DATA_TABLE_RUN, dt.example, dt.added, reportedByTotals(dataTableTotals));
 		await idle('after the Data Table run');
 		const check = await resultsWrong(dt.recipients);
+		const tableBytes = await dataTablesBytes(bench.rest);
 		const postgresRun = await measure(target, POSTGRES_RUN, postgres, dt.added, reportedByTotals(postgresTotals));
 		await idle('after the PostgreSQL run');
 		const nodeTimes = NODE_TIMES
-			? ([await pageNodeTimes(bench.rest, dt.pageId, pagesBefore[0]), await pageNodeTimes(bench.rest, postgresExample.pageId, pagesBefore[1])] as [Map<string, number>, Map<string, number>])
+			? ([await pageNodeTimes(bench.rest, dt.pageId, pagesBefore[0]), await pageNodeTimes(bench.rest, postgresExample.pageId, pagesBefore[1])] as [Map<string, NodeTime>, Map<string, NodeTime>])
 			: undefined;
-		return { asked, rows: dt.added, refusal: dt.refusal, dataTable, postgres: postgresRun, idleMib, resultRows: check.rows, resultsWrong: check.wrong, nodeTimes };
+		return { asked, rows: dt.added, refusal: dt.refusal, dataTable, postgres: postgresRun, idleMib, resultRows: check.rows, resultsWrong: check.wrong, tableBytes, nodeTimes };
 	} finally {
 		await bench.stop();
 	}
@@ -154,12 +161,24 @@ try {
 		print(render(`Campaign from a Data Table beside PostgreSQL, ${fmt(r.rows, 0)} rows @${LATENCY} ms — ${machine()}`, HEAD, [
 			...[r.dataTable, r.postgres].map(cells),
 			[`Data Table rows read back, result columns against the service's books`, `${fmt(r.resultRows, 0)} rows`, '', '', '', '', `${r.resultsWrong} disagree`],
+			[
+				`Data Tables' size after the run (n8n's count against N8N_DATA_TABLES_MAX_SIZE_BYTES)`,
+				`${fmt(r.tableBytes / 1e6, 1)} MB`,
+				`${fmt(r.tableBytes / r.rows, 0)} bytes a row: the default ${fmt(DEFAULT_MAX_BYTES / 2 ** 20, 0)} MiB holds about ${fmt(Math.floor(DEFAULT_MAX_BYTES / (r.tableBytes / r.rows) / 1000) * 1000, 0)} rows`,
+				'',
+				'',
+				'',
+				'',
+			],
 			...rss.map(([when, value]) => [`idle RSS of n8n ${when}`, value, '', '', '', '', '']),
 		]));
 		if (r.nodeTimes) {
 			const [dtTimes, pgTimes] = r.nodeTimes;
 			const names = [...new Set([...dtTimes.keys(), ...pgTimes.keys()])];
-			const ms = (t: Map<string, number>, name: string) => (t.has(name) ? `${fmt(t.get(name)! / r.rows, 3)} ms` : '');
+			const ms = (t: Map<string, NodeTime>, name: string) => {
+				const time = t.get(name);
+				return time ? `${fmt(time.ms / r.rows, 3)} ms (${fmt(time.items, 0)} items out, ${fmt(time.ms / Math.max(1, time.items), 2)} ms each)` : '';
+			};
 			print(render(`Where a page's time goes, ${fmt(r.rows, 0)} rows: n8n's time of each node, summed over the pages, per row`, ['node', 'Data Table', 'PostgreSQL'], names.map((name) => [name, ms(dtTimes, name), ms(pgTimes, name)])));
 		}
 	}
@@ -178,6 +197,9 @@ for (const r of results) {
 }
 if (results.length > 1) {
 	const [small, large] = [results[0], results.at(-1)!];
+	// The plateau: n8n's idle RSS once both examples have run (the warm-ups), before the measured runs.
+	const plateau = (r: SizeResult) => `${fmt(r.idleMib[2][1], 0)} MiB at ${fmt(r.rows, 0)} rows`;
+	goals.push(info(`n8n's plateau: idle RSS after both warm-ups (${WARM_ROWS} rows each)`, plateau(small), plateau(large)));
 	goals.push(
 		atMost(
 			`peak RSS of n8n, Data Table, ${fmt(large.rows, 0)} rows vs ${fmt(small.rows, 0)} (after the warm-ups: the plateau)`,

@@ -67,20 +67,30 @@ export async function newestExecutionId(rest: N8nRest, workflowId: string): Prom
 	return Number((await rest.listExecutions(workflowId))[0]?.id ?? 0);
 }
 
+/** A node's time summed over a campaign's pages, and the items it output. */
+export interface NodeTime {
+	ms: number;
+	items: number;
+}
+
 /**
  * Where a page sub-workflow's time went in its executions after execution `afterId`: each
- * node's own time (n8n's executionTime) summed over the pages, and the pages' whole time, in
- * ms. Read by id, as n8n numbers executions in order (its list pages only by cursor).
+ * node's own time (n8n's executionTime) and output items summed over the pages, and the pages'
+ * whole time. Read by id, as n8n numbers executions in order (its list pages only by cursor).
  */
-export async function pageNodeTimes(rest: N8nRest, pageId: string, afterId: number): Promise<Map<string, number>> {
-	const times = new Map<string, number>();
-	const add = (name: string, ms: number) => times.set(name, (times.get(name) ?? 0) + ms);
+export async function pageNodeTimes(rest: N8nRest, pageId: string, afterId: number): Promise<Map<string, NodeTime>> {
+	const times = new Map<string, NodeTime>();
+	const add = (name: string, ms: number, items: number) => {
+		const t = times.get(name) ?? { ms: 0, items: 0 };
+		times.set(name, { ms: t.ms + ms, items: t.items + items });
+	};
 	for (let id = afterId + 1; id <= (await newestExecutionId(rest, pageId)); id++) {
 		const ex = (await rest.getExecution(String(id))) as Execution & { startedAt: string; stoppedAt: string; workflowId: string };
 		if (ex.workflowId !== pageId) continue;
-		add('(each page, start to stop)', Date.parse(ex.stoppedAt) - Date.parse(ex.startedAt));
+		add('(each page, start to stop)', Date.parse(ex.stoppedAt) - Date.parse(ex.startedAt), 1);
 		for (const [name, runs] of Object.entries(ex.data.resultData.runData))
-			for (const run of runs as Array<{ executionTime?: number }>) add(name, run.executionTime ?? 0);
+			for (const run of runs as Array<{ executionTime?: number; data?: { main?: Array<unknown[] | null> } }>)
+				add(name, run.executionTime ?? 0, run.data?.main?.[0]?.length ?? 0);
 	}
 	return times;
 }

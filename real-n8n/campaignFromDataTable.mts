@@ -156,6 +156,11 @@ export class RecipientTable {
 	}
 }
 
+/** What all Data Tables of the instance take together, as n8n counts it against its size limit. */
+export async function dataTablesBytes(rest: N8nRest): Promise<number> {
+	return Number((await rest.request('GET', '/rest/data-tables-global/limits')).totalBytes);
+}
+
 /** What Totals so far says after the last page. */
 export interface CampaignTotals {
 	baseReference: string;
