@@ -8,7 +8,8 @@
 // Both run in the same n8n, one after the other, against the same sandbox.
 // Then (unless BENCH_PROFILE=0) the campaign runs again in an n8n under
 // --cpu-prof and the profile of the node's run is summarised.
-// BENCH_CAMPAIGN_SOURCE=postgres runs examples/campaign-from-postgres instead (campaignFromPostgres.mts).
+// BENCH_CAMPAIGN_SOURCE=postgres runs examples/campaign-from-postgres instead (campaignFromPostgres.mts),
+// BENCH_CAMPAIGN_SOURCE=datatable the Data Table example beside it (campaignFromDataTable.mts).
 import { createRequire } from 'node:module';
 
 import {
@@ -28,6 +29,10 @@ import { atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, s
 
 if (process.env.BENCH_CAMPAIGN_SOURCE === 'postgres') {
 	await import('./campaignFromPostgres.mts');
+	process.exit();
+}
+if (process.env.BENCH_CAMPAIGN_SOURCE === 'datatable') {
+	await import('./campaignFromDataTable.mts');
 	process.exit();
 }
 

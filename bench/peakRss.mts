@@ -11,6 +11,9 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 
 export const mib = (kb: number) => kb / 1024;
 
+/** The process's RSS now. */
+export const rssKb = (pid: number) => statusKb(pid, 'VmRSS');
+
 /** A process that has exited (a zombie until reaped) has no VmRSS. */
 function alive(pid: number): boolean {
 	try {

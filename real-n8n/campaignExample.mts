@@ -5,9 +5,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { bindCredentials, readExample, type CredentialRef } from './examples.mts';
+import { bindCredentials, preparedExample, readExample, type CredentialRef } from './examples.mts';
 import { runN8nCommand } from './n8n.mts';
-import type { WorkflowJson } from './rest.mts';
+import type { N8nRest, WorkflowJson } from './rest.mts';
 
 /** How a suite imports the example, beyond what a user of the suites' n8n does. */
 export interface ImportOptions {
@@ -71,6 +71,26 @@ export function campaignExample(folder: string) {
 				[structuredClone(page), structuredClone(campaign)],
 				options,
 			);
+		},
+		/**
+		 * Both saved through REST under their own ids (the campaign calls the page by id), their
+		 * credentials bound by type, and the page published; the campaign's id. `savePages` keeps
+		 * the page's successful executions too (the example keeps none), to read its nodes' times.
+		 */
+		async saveBoth(
+			rest: N8nRest,
+			credentials: Record<string, CredentialRef>,
+			filesDir: string,
+			savePages = false,
+		): Promise<string> {
+			const save = async (file: string) => {
+				const wf = preparedExample(`${folder}/${file}`, { credentials, filesDir });
+				if (savePages && wf.id === page.id) wf.settings = { ...wf.settings, saveDataSuccessExecution: 'all' };
+				// POST /rest/workflows keeps an id given in the body, as import:workflow does.
+				return (await rest.request('POST', '/rest/workflows', { ...wf, active: false })).id as string;
+			};
+			await rest.activateWorkflow(await save('campaign-page.json'));
+			return await save('campaign.json');
 		},
 		/** The campaign alone under another base reference: a second campaign over the same table. */
 		async importWithBase(

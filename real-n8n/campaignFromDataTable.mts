@@ -45,6 +45,27 @@ export interface RecipientRow {
 	updatedAt: string;
 }
 
+const BOUGHT = ['bought', 'bought earlier'];
+
+/**
+ * Whether a row's result columns say what the service's books hold for its person: one voucher,
+ * its order and status, no error; or, with nothing held, not bought with the reason.
+ */
+export function resultAgrees(
+	row: RecipientRow,
+	held: Array<{ reference: string; status: string | null }> | undefined,
+): boolean {
+	if (!held) return row.result === 'not bought' && Boolean(row.error) && !row.order_reference;
+	return (
+		held.length === 1 &&
+		BOUGHT.includes(row.result ?? '') &&
+		row.order_reference === held[0].reference &&
+		row.voucher_status === held[0].status &&
+		row.error === '' &&
+		Boolean(row.result_at)
+	);
+}
+
 type Filter = {
 	type: 'and';
 	filters: Array<{ columnName: string; condition: string; value: number }>;
@@ -164,6 +185,11 @@ export const setPageLimit = (wf: WorkflowJson, limit: number) => {
 	const read = wf.nodes.find((n) => n.name === 'Read the page');
 	if (read) read.parameters.limit = limit;
 };
+
+/** What all Data Tables of the instance take together, as n8n counts it against its size limit. */
+export async function dataTablesBytes(rest: N8nRest): Promise<number> {
+	return Number((await rest.request('GET', '/rest/data-tables-global/limits')).totalBytes);
+}
 
 /** What Totals so far says after the last page. */
 export interface CampaignTotals {

@@ -1,14 +1,12 @@
 // examples/campaign-from-postgres in a real n8n, for bench:campaign (and any suite that runs
 // it): its table as issue 33 gives it, filled from generate_series; its two workflows saved
 // under their own ids (the campaign calls the page by id), credentials bound by type, the
-// page published (n8n 2.x runs only a published sub-workflow); its totals read back.
+// page published (n8n 2.x runs only a published sub-workflow: campaignExample's saveBoth); its
+// totals read back.
 import { campaignExample } from './campaignExample.mts';
-import { preparedExample, type CredentialRef } from './examples.mts';
-import { nodeOutput, type Execution, type N8nRest } from './rest.mts';
+import { nodeOutput, type Execution } from './rest.mts';
 import type { PgClient } from './services.mts';
 
-const CAMPAIGN_FILE = 'campaign-from-postgres/campaign.json';
-const PAGE_FILE = 'campaign-from-postgres/campaign-page.json';
 const TOTALS = 'Totals so far';
 
 /** The example's workflows, trigger and base Reference, and its import as a user does it. */
@@ -41,21 +39,6 @@ export async function fillRecipients(db: PgClient, from: number, to: number): Pr
 		FROM generate_series($1::bigint, $2::bigint) AS id`,
 		[from, to],
 	);
-}
-
-/** Saves both workflows under the example's ids and publishes the page; the campaign's id. */
-export async function saveCampaignExample(
-	rest: N8nRest,
-	credentials: { postgres: CredentialRef; voucherServiceApi: CredentialRef },
-	filesDir: string,
-): Promise<string> {
-	const save = async (file: string) => {
-		const wf = preparedExample(file, { credentials, filesDir });
-		// POST /rest/workflows keeps an id given in the body, as import:workflow does.
-		return (await rest.request('POST', '/rest/workflows', { ...wf, active: false })).id as string;
-	};
-	await rest.activateWorkflow(await save(PAGE_FILE));
-	return await save(CAMPAIGN_FILE);
 }
 
 /** What Totals so far says after the last page. */

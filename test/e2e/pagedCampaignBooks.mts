@@ -4,7 +4,7 @@
 // execution succeeded.
 import { expect } from 'vitest';
 
-import type { RecipientRow } from '../../real-n8n/campaignFromDataTable.mts';
+import { resultAgrees, type RecipientRow } from '../../real-n8n/campaignFromDataTable.mts';
 import type { Execution, N8nRest } from '../../real-n8n/rest.mts';
 import type { Sandbox } from '../../sandbox/server.mts';
 
@@ -92,22 +92,6 @@ export function campaignRuns<T>(
 			return totals(ex);
 		},
 	};
-}
-
-/** A Data Table row's result words that say it holds its voucher. */
-const BOUGHT = ['bought', 'bought earlier'];
-
-/** Whether a Data Table row's result columns say what the books hold for its e-mail. */
-function resultAgrees(row: RecipientRow, held: HeldVoucher[] | undefined): boolean {
-	if (!held) return row.result === 'not bought' && Boolean(row.error) && !row.order_reference;
-	return (
-		held.length === 1 &&
-		BOUGHT.includes(row.result ?? '') &&
-		row.order_reference === held[0].reference &&
-		row.voucher_status === held[0].status &&
-		row.error === '' &&
-		Boolean(row.result_at)
-	);
 }
 
 /**
