@@ -1,145 +1,94 @@
-import { parseRetryAfter } from './retry';
+import type { RateHints } from './rateHints';
 
-/** What one answer said about the service's rate limit. Times are on the pacer's clock. */
-export interface RateHints {
-	/** Retry-After, in ms from the answer. */
-	retryAfterMs?: number;
-	/** Requests the current window admits in all. */
-	limit?: number;
-	/** Requests the current window still admits. */
-	remaining?: number;
-	/** When the window's allowance is restored. */
-	resetAt?: number;
-	/** How long the window of `limit` lasts (a policy's `w`), in ms. */
-	windowMs?: number;
-}
-
-/** A Reset above this is a moment (epoch seconds), below it a count of seconds left. */
-const EPOCH_SECONDS = 1e9;
-/** A Reset above this is epoch milliseconds. */
-const EPOCH_MS = 1e12;
-/** The longest wait a Reset may impose, like a Retry-After (see MAX_RETRY_AFTER_MS). */
-const MAX_RESET_MS = 60_000;
-
-const header = (headers: Record<string, unknown>, name: string) => {
-	const value = headers[name];
-	return Array.isArray(value) ? value[0] : value;
-};
-
-const count = (value: unknown) => {
-	const n = Number(value);
-	return value !== undefined && value !== '' && Number.isFinite(n) && n >= 0 ? n : undefined;
-};
-
-/** Reset as epoch seconds, epoch ms or seconds left, told apart by size; kept within a minute ahead. */
-function resetTime(value: unknown, now: number): number | undefined {
-	const n = count(value);
-	if (n === undefined) return undefined;
-	const at = n > EPOCH_MS ? n : n > EPOCH_SECONDS ? n * 1000 : now + n * 1000;
-	return Math.min(Math.max(at, now), now + MAX_RESET_MS);
-}
-
-/** One member of a structured header (RFC 8941): a dictionary's `key=value`, or a list's value. */
-interface Member {
-	key?: string;
-	value: string;
-	params: Record<string, string>;
-}
-
-const unquote = (text: string) => text.trim().replace(/^"(.*)"$/, '$1');
-
-/** A structured header read leniently: commas outside quotes part members, semicolons parameters. */
-function members(value: unknown): Member[] {
-	if (value === undefined || value === null) return [];
-	return (String(value).match(/(?:"[^"]*"|[^,])+/g) ?? []).map((member) => {
-		const [item = '', ...params] = member.match(/(?:"[^"]*"|[^;])+/g) ?? [];
-		const pair = /^\s*([a-z][\w-]*)\s*=(.*)$/i.exec(item);
-		return {
-			key: pair?.[1].toLowerCase(),
-			value: unquote(pair ? pair[2] : item),
-			params: Object.fromEntries(
-				params.map((param) => {
-					const [key, val = ''] = param.split('=');
-					return [key.trim().toLowerCase(), unquote(val)];
-				}),
-			),
-		};
-	});
-}
-
-/**
- * The one-header `RateLimit`: the older draft's dictionary `limit=10, remaining=3, reset=4`, or
- * the current draft's list `"default";r=0;t=5`, one member per policy, of which the one with the
- * fewest requests left binds.
+/*
+ * The pacing of one node execution by time, beside AdaptiveConcurrency's limit on requests in
+ * flight, as a state machine. Until the service refuses or tells a limit it costs nothing; then
+ * it keeps to what the service admits, learnt from what it says (Retry-After; Remaining and Reset,
+ * "the window"), else from when it admits again. Every request waits for the pace.
  */
-function rateLimitHeader(value: unknown) {
-	const all = members(value);
-	const dictionary = new Map(all.flatMap(({ key, value }) => (key ? [[key, value]] : [])));
-	if (dictionary.size > 0)
-		return {
-			limit: dictionary.get('limit'),
-			remaining: dictionary.get('remaining'),
-			reset: dictionary.get('reset'),
-		};
-	const left = (member: Member) => count(member.params.r) ?? Infinity;
-	const binding = all.reduce<Member | undefined>(
-		(fewest, member) => (fewest && left(fewest) <= left(member) ? fewest : member),
-		undefined,
-	);
-	return { remaining: binding?.params.r, reset: binding?.params.t, policy: binding?.value };
+
+/** The named states (the docs describe each with these words; a test holds them to it). */
+export const STATES = {
+	free: 'sends at once',
+	telling: 'tells a refusal from a limit by the answers to requests sent after it',
+	probing: 'sends one probe at a time, each wait 1.6 times longer',
+	ramping: 'doubles what it sends per admission',
+	paced: 'sends what a cycle admits, then waits out its period',
+} as const;
+
+export type Phase = keyof typeof STATES;
+
+/** `unanswered`: no answer at all (a reset, a timeout), which tells nothing about the rate. */
+export type Outcome = 'admitted' | 'refused' | 'unanswered';
+
+interface Answered {
+	at: number;
+	sequence: number;
+	sentAt: number;
+	hints: RateHints;
+	/** A refusal told from a sporadic one: it is learnt from. */
+	confirmed?: boolean;
 }
 
-/**
- * The quota policy the limit is under, from `RateLimit-Policy` (or the older `RateLimit-Limit`
- * list): the older draft's `10;w=1`, or the current draft's `"default";q=100;w=60`. The one the
- * `RateLimit` header names, else one with the limit as its quota, else any; one with a window first.
+/** A send, and the timers due when it is sent; an answer, and the hint its headers carry. */
+export type PacingEvent =
+	| { [K in 'send' | 'windowEnds' | 'periodEnds']: { kind: K; at: number } }[
+			| 'send'
+			| 'windowEnds'
+			| 'periodEnds']
+	| { kind: 'hint'; sequence: number; hints: RateHints }
+	| { [K in Outcome]: { kind: K } & Answered }[Outcome];
+
+type Kind = PacingEvent['kind'];
+type EventOf<K extends Kind> = Extract<PacingEvent, { kind: K }>;
+
+/*
+ * The transitions: the first row whose state (`from`, "any", or several parted by "|"), event
+ * and condition match applies its action; `to` names the state that follows ("same": as it was).
+ * Timers are looked at when a request is sent; a hint comes before its answer.
  */
-function policyOf(values: unknown[], name?: string, limit?: number) {
-	const all = values.flatMap(members).map(({ value, params }) => {
-		const older = count(value) !== undefined;
-		return { name: older ? undefined : value, quota: older ? value : params.q, window: params.w };
-	});
-	const named = all.filter((policy) => name !== undefined && policy.name === name);
-	const fits = named.length
-		? named
-		: all.filter((policy) => limit === undefined || count(policy.quota) === limit);
-	return fits.find((policy) => count(policy.window)) ?? fits[0];
-}
+export const TRANSITIONS = [
+	// [from, event, condition, to, action]
+	['any', 'windowEnds', always, 'same', 'open the window'],
+	['any', 'periodEnds', growsNow, 'paced|telling', 'grow the pace'],
+	['any', 'periodEnds', always, 'paced|telling', 'start the next cycle'],
+	['any', 'send', always, 'same', 'count the send'],
+	['any', 'hint', newest, 'same', 'read the window'],
+	['any', 'hint', always, 'same', 'none'],
+	// A refusal told apart by the answers to requests sent after it.
+	['telling', 'admitted', later, 'free|ramping|paced', 'forget the refusal'],
+	['telling', 'refused', confirms, 'free|probing|ramping|paced', 'learn from the refusal'],
+	['telling', 'unanswered', confirms, 'free|probing|ramping|paced', 'learn from the refusal'],
+	['telling', 'refused', later, 'telling', 'count the refusal'],
+	['telling', 'admitted', always, 'telling', 'count the admission'],
+	['telling', 'refused', always, 'telling', 'none'],
+	['telling', 'unanswered', always, 'telling', 'none'],
+	// Answers, and refusals learnt from.
+	['probing', 'admitted', ofThisCycle, 'ramping|paced', 'resume'],
+	['any', 'admitted', always, 'same', 'count the admission'],
+	['any', 'unanswered', always, 'same', 'none'],
+	['free|ramping|paced', 'refused', toTell, 'telling', 'tell it apart'],
+	['any', 'refused', retryAfter, 'same|paced', 'wait Retry-After'],
+	['any', 'refused', inWindow, 'same', 'spend the window'],
+	['any', 'refused', ofAnotherCycle, 'same', 'note the refusal'],
+	['any', 'refused', grown, 'paced', 'undo the growth'],
+	['ramping', 'refused', probeAlone, 'paced', 'one per probe wait'],
+	['any', 'refused', budgetTooLarge, 'paced', 'cut the budget'],
+	['any', 'refused', always, 'probing', 'probe later'],
+] as const satisfies readonly Row[];
 
-/**
- * The rate-limit hints of an answer's headers (lower-case names): Retry-After (seconds or
- * HTTP date), `X-RateLimit-Limit/Remaining/Reset`, `RateLimit-Limit/Remaining/Reset`, and the
- * one-header `RateLimit` with `RateLimit-Policy`, in the older and in the current draft's form.
- */
-export function readRateHints(
-	headers: Record<string, unknown> | undefined,
-	now = Date.now(),
-): RateHints {
-	if (!headers) return {};
-	const first = (name: string) => members(header(headers, name))[0]?.value;
-	const one = rateLimitHeader(header(headers, 'ratelimit'));
-	const limit = count(first('x-ratelimit-limit') ?? first('ratelimit-limit') ?? one.limit);
-	const policy = policyOf(
-		[header(headers, 'ratelimit-policy'), header(headers, 'ratelimit-limit')],
-		one.policy,
-		limit,
-	);
-	const windowSeconds = count(policy?.window);
-	const hints: RateHints = {
-		retryAfterMs: parseRetryAfter(header(headers, 'retry-after'), now),
-		limit: limit ?? count(policy?.quota),
-		remaining: count(
-			first('x-ratelimit-remaining') ?? first('ratelimit-remaining') ?? one.remaining,
-		),
-		resetAt: resetTime(first('x-ratelimit-reset') ?? first('ratelimit-reset') ?? one.reset, now),
-		windowMs: windowSeconds ? windowSeconds * 1000 : undefined,
-	};
-	for (const key of Object.keys(hints) as Array<keyof RateHints>)
-		if (hints[key] === undefined) delete hints[key];
-	return hints;
-}
+type Row = readonly [from: string, on: Kind, when: Condition, to: string, action: string];
+type Condition = (s: PacingState, e: never) => boolean;
 
-export type Outcome = 'admitted' | 'refused' | 'failed';
+export type Action = (typeof TRANSITIONS)[number][4];
+
+const ANY: readonly Phase[] = ['free', 'telling', 'probing', 'ramping', 'paced'];
+
+/** The states a row's `from` or `to` names. */
+export const phasesIn = (names: string, same: readonly Phase[] = ANY) =>
+	names.split('|').flatMap((name) => (name === 'any' || name === 'same' ? same : [name as Phase]));
+
+const FROM = TRANSITIONS.map(([from]) => new Set(phasesIn(from)));
 
 /*
  * After a refusal without any hint, single probes find when admissions resume. The first waits,
@@ -180,6 +129,9 @@ const PERIOD_MARGIN = 1.02;
  */
 const MAX_WAIT_MS = 60_000;
 
+/** A window's first answer tells what it holds; until then one request, at most this long. */
+const NEW_WINDOW_MS = 60_000;
+
 /*
  * A refusal is learnt from once this many requests sent after it are refused too (or all of
  * them, if fewer are in flight); one admitted shows it sporadic. Two refusals in a row come
@@ -201,7 +153,7 @@ const RATE_SPAN_PERIODS = 2;
 const ADMISSIONS_KEPT = 256;
 
 /** What the pacing keeps to: `budget` requests per cycle of `periodMs` (unknown while learnt). */
-interface Pace {
+export interface Pace {
 	budget: number;
 	periodMs?: number;
 }
@@ -213,445 +165,562 @@ interface Unconfirmed {
 	/** When it was answered. */
 	at: number;
 	hints: RateHints;
-	/** Requests sent after it and refused (or failed) too. */
+	/** Requests sent after it and refused too. */
 	refusedAfter: number;
 	/** None sent after it was out: the next one tells. */
 	lone: boolean;
 }
 
 /**
- * Paces one node execution's requests by time, beside AdaptiveConcurrency's limit on requests
- * in flight. Until the service refuses or tells a limit it costs nothing. Then it keeps to
- * what the service admits, learnt from what it says, else from when it admits:
- * - `Remaining`/`Reset` headers: no more than Remaining are sent before Reset (less those
- *   sent since the answer that told it), then one, whose answer tells the next window;
- * - otherwise cycles. A cycle starts where admissions resume after a refusal: when
- *   Retry-After has passed, or, with no hint, when a single probe is admitted (probes wait
- *   longer each time they are refused). The requests admitted in a cycle before a refusal are
- *   the budget, the time from one cycle's start to the next the period: a fixed window, or a
- *   token bucket's refill, or one request per 1/rate behind a leaky bucket with a burst (nginx).
- *   Each cycle sends its budget at once, then waits out the period; while the period is not
- *   known yet, single probes find it. After a probe's admission the budget is not known to be
- *   there (a bucket may hold one request again, a window all): the cycle's sends double per
- *   admission instead of going at once.
- * A refusal while a request sent after it is still unanswered waits for that answer: admitted,
- * the refusal was sporadic (not about the rate) and is forgotten; refused, it is learnt from.
- * Every request, a burst one too, waits for this pace.
+ * All the pacing knows. Cycles: a cycle starts where admissions resume after a refusal (when
+ * Retry-After has passed, or when a probe is admitted); what it admits before a refusal is the
+ * budget, the time to the next start the period: a fixed window, a token bucket's refill, or one
+ * request per 1/rate behind a leaky bucket with a burst (nginx).
  */
-export class RatePacing {
-	private sent = 0;
-
-	private readonly unanswered = new Set<number>();
-
-	private pausedUntil = 0;
-
-	/** From headers: what may still be sent before allowanceResetAt. */
-	private allowance?: number;
-
-	private allowanceResetAt = 0;
-
-	private allowanceSequence = 0;
-
-	private cycle?: Pace;
-
+export interface PacingState {
+	readonly sent: number;
+	readonly unanswered: readonly number[];
+	/** No request before this (a Retry-After, a probe's wait). */
+	readonly pausedUntil: number;
+	/** Told by Remaining/Reset: what may still be sent before windowResetAt. */
+	readonly allowance?: number;
+	readonly windowResetAt: number;
+	/** The request whose answer told the window. */
+	readonly windowSequence: number;
+	/** Probing for a resumption, or ramping after one: which of the two. */
+	readonly mode?: 'probing' | 'ramping';
+	readonly cycle?: Readonly<Pace>;
+	/** The pace before the last growth, while the grown one is on trial. */
+	readonly beforeGrowth?: Readonly<Pace>;
 	/**
 	 * Where the current cycle started: a resumption, or the first send (which tells no period).
 	 * A probe's admission shows admissions resumed after the last refused send, `since`.
 	 */
-	private cycleStart?: { at: number; resumed: boolean; since?: number };
-
-	/** The first sequence of the current cycle: answers to older requests count for none. */
-	private cycleFirstSequence = 1;
-
-	private sentInCycle = 0;
-
-	private admittedInCycle = 0;
-
-	private refusedInCycle = false;
-
-	/** The cycle began at a probe's admission: its sends double per admission. */
-	private ramping = false;
-
-	private cleanCycles = 0;
-
-	private cyclesToGrow = CLEAN_CYCLES_TO_GROW;
-
-	/** The pace before the last growth, while the grown one is on trial. */
-	private beforeGrowth?: Pace;
-
-	/** Refused with no hint: the next admission is a resumption. */
-	private awaitingResumption = false;
-
+	readonly cycleStart?: { readonly at: number; readonly resumed: boolean; readonly since?: number };
+	/** Answers to requests older than this count for no cycle. */
+	readonly cycleFirstSequence: number;
+	readonly sentInCycle: number;
+	readonly admittedInCycle: number;
+	readonly refusedInCycle: boolean;
+	readonly cleanCycles: number;
+	readonly cyclesToGrow: number;
 	/** Probes wait from here: the send of the last admitted request. */
-	private probeAnchor = 0;
-
-	private probeMs = MIN_PROBE_MS;
-
-	/** The first probe's wait when it was guessed from the burst (the first refusal without hints). */
-	private guessedProbeMs?: number;
-
+	readonly probeAnchor: number;
+	readonly probeMs: number;
+	/** The first probe's wait when it was guessed from the burst. */
+	readonly guessedProbeMs?: number;
 	/** The probe in flight waited the guess. */
-	private probingAtGuess = false;
-
+	readonly probingAtGuess: boolean;
 	/** The wait after which the last probe was admitted. */
-	private resumedAfterMs?: number;
-
-	/** The single probe for a resumption, while no other request may go (at most MAX_PROBE_MS). */
-	private probeInFlight?: { sequence: number; sentAt: number };
-
-	private unconfirmed?: Unconfirmed;
-
-	private lastAdmittedSentAt?: number;
-
-	private lastPacedRefusalSentAt?: number;
-
-	private lastRefusedSentAt?: number;
-
+	readonly resumedAfterMs?: number;
+	/** The single probe, while no other request may go (at most MAX_PROBE_MS). */
+	readonly probeInFlight?: { readonly sequence: number; readonly sentAt: number };
+	readonly unconfirmed?: Readonly<Unconfirmed>;
+	readonly lastAdmittedSentAt?: number;
+	readonly lastPacedRefusalSentAt?: number;
+	readonly lastRefusedSentAt?: number;
 	/** When the last ADMISSIONS_KEPT admitted requests were sent. */
-	private readonly admissions: number[] = [];
-
-	private retryAfterSeen = false;
-
+	readonly admissions: readonly number[];
+	readonly retryAfterSeen: boolean;
 	/** Sporadic refusals at the learnt pace since the last that was not. */
-	private sporadicAtPace = 0;
+	readonly sporadicAtPace: number;
+}
 
-	constructor(private readonly now: () => number = Date.now) {}
+export const initialState = (pace?: Pace): PacingState => ({
+	sent: 0,
+	unanswered: [],
+	pausedUntil: 0,
+	windowResetAt: 0,
+	windowSequence: 0,
+	cycle: pace && { ...pace },
+	cycleFirstSequence: 1,
+	sentInCycle: 0,
+	admittedInCycle: 0,
+	refusedInCycle: false,
+	cleanCycles: 0,
+	cyclesToGrow: CLEAN_CYCLES_TO_GROW,
+	probeAnchor: 0,
+	probeMs: MIN_PROBE_MS,
+	probingAtGuess: false,
+	admissions: [],
+	retryAfterSeen: false,
+	sporadicAtPace: 0,
+});
 
-	/** Whether the service has told how many requests its window still admits. */
+export function phaseOf(s: PacingState): Phase {
+	if (s.unconfirmed) return 'telling';
+	return s.mode ?? (s.cycle ? 'paced' : 'free');
+}
+
+/** Whether the service has told how many requests its window still admits. */
+export const told = (s: PacingState) => s.allowance !== undefined;
+
+export interface Step {
+	state: PacingState;
+	/** The actions of the transitions taken, in order. */
+	actions: Action[];
+}
+
+/**
+ * One event: a send (after the timers it finds due), or an answer (after the hint its headers
+ * carry). Pure: the state given is left as it was.
+ */
+export function step(state: PacingState, event: PacingEvent): Step {
+	const s = draftOf(state);
+	const actions: Action[] = [];
+	if (event.kind === 'send') {
+		if (s.allowance !== undefined && event.at >= s.windowResetAt)
+			decide(s, { kind: 'windowEnds', at: event.at }, actions);
+		s.cycleStart ??= { at: event.at, resumed: false };
+		if (s.mode !== 'probing' && event.at >= periodEnd(s, s.cycleStart))
+			decide(s, { kind: 'periodEnds', at: event.at }, actions);
+	} else if ('sentAt' in event) {
+		s.unanswered = s.unanswered.filter((sequence) => sequence !== event.sequence);
+		if (s.probeInFlight?.sequence === event.sequence) s.probeInFlight = undefined;
+		const { remaining, resetAt } = event.hints;
+		if (remaining !== undefined && resetAt !== undefined)
+			decide(s, { kind: 'hint', sequence: event.sequence, hints: event.hints }, actions);
+	}
+	decide(s, event, actions);
+	return { state: s, actions };
+}
+
+function decide(s: Draft, event: PacingEvent, actions: Action[]): void {
+	const phase = phaseOf(s);
+	const row = TRANSITIONS.findIndex(
+		([, on, when], i) => on === event.kind && FROM[i].has(phase) && when(s, event as never),
+	);
+	if (row < 0) return;
+	const action = TRANSITIONS[row][4];
+	actions.push(action);
+	(ACTIONS[action] as (s: Draft, e: PacingEvent, actions: Action[]) => void)(s, event, actions);
+}
+
+/** The earliest time the next request may be sent, at most MAX_WAIT_MS ahead (see there). */
+export function nextSendAt(state: PacingState, now: number): { at: number; state: PacingState } {
+	const at = waitEnd(state);
+	const latest = now + MAX_WAIT_MS;
+	if (at <= latest) return { at, state };
+	return { at: latest, state: shiftBack(state, at - latest) };
+}
+
+function waitEnd(s: PacingState): number {
+	let at = s.pausedUntil;
+	// Waiting for an answer: a probe's, the one that tells a refusal sporadic, or the ramp's.
+	if (s.probeInFlight) at = Math.max(at, s.probeInFlight.sentAt + MAX_PROBE_MS);
+	// A refusal being told apart: its later requests' answers; with none out, one goes to tell.
+	if (s.unconfirmed && sentAfter(s, s.unconfirmed.sequence))
+		at = Math.max(at, s.unconfirmed.at + MAX_PROBE_MS);
+	if (s.sentInCycle >= rampCap(s) && cycleInFlight(s))
+		at = Math.max(at, s.cycleStart!.at + MAX_PROBE_MS);
+	if (s.allowance !== undefined && s.allowance <= 0) at = Math.max(at, s.windowResetAt);
+	if (s.cycle?.periodMs !== undefined && s.cycleStart && s.sentInCycle >= s.cycle.budget)
+		at = Math.max(at, periodEnd(s, s.cycleStart));
+	return at;
+}
+
+const periodEnd = (s: PacingState, start: { at: number }) =>
+	start.at + (s.cycle?.periodMs ?? Infinity) * PERIOD_MARGIN;
+
+/**
+ * What a cycle may send before more of its answers are in, where what it admits is not known:
+ * after a probe's admission, or beyond its budget while the period is not known. One, then
+ * twice what was admitted beyond what is known.
+ */
+function rampCap(s: PacingState): number {
+	const ramping = s.mode === 'ramping';
+	if (!s.cycle || (!ramping && s.cycle.periodMs !== undefined)) return Infinity;
+	const known = ramping ? 0 : s.cycle.budget;
+	return known + Math.max(1, 2 * (s.admittedInCycle - known));
+}
+
+const cycleInFlight = (s: PacingState) =>
+	s.unanswered.some((sequence) => sequence >= s.cycleFirstSequence);
+
+/** Whether a request sent after this one is still unanswered. */
+const sentAfter = (s: PacingState, sequence: number) =>
+	s.unanswered.some((other) => other > sequence);
+
+/** Brings every time the wait runs to earlier by `ms`, so the wait keeps its shape. */
+function shiftBack(s: PacingState, ms: number): PacingState {
+	const earlier = <T extends { at: number }>(o: T | undefined) => o && { ...o, at: o.at - ms };
+	return {
+		...s,
+		pausedUntil: s.pausedUntil - ms,
+		windowResetAt: s.windowResetAt - ms,
+		probeInFlight: s.probeInFlight && { ...s.probeInFlight, sentAt: s.probeInFlight.sentAt - ms },
+		unconfirmed: earlier(s.unconfirmed),
+		cycleStart: earlier(s.cycleStart),
+	};
+}
+
+// Conditions of the table.
+
+function always() {
+	return true;
+}
+
+function ofAnotherCycle(s: PacingState, e: Answered) {
+	return !ofThisCycle(s, e);
+}
+
+function grown(s: PacingState) {
+	return s.beforeGrowth !== undefined;
+}
+
+function growsNow(s: PacingState): boolean {
+	return !s.retryAfterSeen && cleanCyclesAfter(s) >= s.cyclesToGrow;
+}
+
+/** Counts the cycle that ends: sent in full and admitted in full, with no refusal. */
+function cleanCyclesAfter(s: PacingState): number {
+	const { budget } = s.cycle!;
+	const clean = !s.refusedInCycle && s.sentInCycle >= budget && s.admittedInCycle >= budget;
+	return clean ? s.cleanCycles + 1 : 0;
+}
+
+/**
+ * Remaining/Reset as of when this request was processed: requests sent after it were not yet
+ * counted, so they come off. The newest request's figures count.
+ */
+function newest(s: PacingState, e: EventOf<'hint'>) {
+	return e.sequence >= s.windowSequence;
+}
+
+function later(s: PacingState, e: Answered) {
+	return e.sequence > s.unconfirmed!.sequence;
+}
+
+/**
+ * Answers to requests sent after a refusal tell what it was: one admitted, sporadic; refusals, a
+ * limit (REFUSALS_TO_CONFIRM, or all sent after it). No answer tells neither.
+ */
+function confirms(s: PacingState, e: EventOf<'refused' | 'unanswered'>): boolean {
+	if (!later(s, e)) return false;
+	const refusedAfter = s.unconfirmed!.refusedAfter + (e.kind === 'refused' ? 1 : 0);
+	return (
+		refusedAfter >= REFUSALS_TO_CONFIRM ||
+		(refusedAfter > 0 && !sentAfter(s, s.unconfirmed!.sequence))
+	);
+}
+
+function ofThisCycle(s: PacingState, e: Answered) {
+	return e.sequence >= s.cycleFirstSequence;
+}
+
+/**
+ * Told apart by the requests sent after it that are out, or, for a Retry-After, by the next
+ * one, sent without waiting it out: the wait would cost every request of a service that refuses
+ * some at random (a refusal without one is probed for anyway).
+ */
+function toTell(s: PacingState, e: Answered) {
+	const told = sentAfter(s, e.sequence) || e.hints.retryAfterMs !== undefined;
+	return !e.confirmed && ofThisCycle(s, e) && told;
+}
+
+function retryAfter(_: PacingState, e: Answered) {
+	return e.hints.retryAfterMs !== undefined;
+}
+
+function inWindow(s: PacingState, e: Answered) {
+	return s.allowance !== undefined && s.windowResetAt > e.at;
+}
+
+/** The probe alone was admitted, and the period is not known. */
+function probeAlone(s: PacingState) {
+	return s.admittedInCycle === 1 && s.cycle?.periodMs === undefined;
+}
+
+/** Admitted, then refused, at a known period. */
+function budgetTooLarge(s: PacingState) {
+	return s.cycle?.periodMs !== undefined && s.admittedInCycle > 0;
+}
+
+// Actions of the table: each changes the draft of the next state.
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type Draft = Mutable<Omit<PacingState, 'cycle' | 'cycleStart' | 'unconfirmed'>> & {
+	cycle?: Pace;
+	cycleStart?: { at: number; resumed: boolean; since?: number };
+	unconfirmed?: Unconfirmed;
+};
+
+function draftOf(s: PacingState): Draft {
+	return {
+		...s,
+		cycle: s.cycle && { ...s.cycle },
+		cycleStart: s.cycleStart && { ...s.cycleStart },
+		unconfirmed: s.unconfirmed && { ...s.unconfirmed },
+	};
+}
+
+const ACTIONS: { [A in Action]: (s: Draft, e: never, actions: Action[]) => void } = {
+	none: () => {},
+	'open the window': (s, e: EventOf<'windowEnds'>) => {
+		// A token bucket's Reset is when it is full again, not what it holds after the requests
+		// sent meanwhile: the window's first answer tells; until then this request alone.
+		s.allowance = 1;
+		s.windowResetAt = e.at + NEW_WINDOW_MS;
+	},
+	'grow the pace': (s, e: EventOf<'periodEnds'>) => nextCycle(s, e.at),
+	'start the next cycle': (s, e: EventOf<'periodEnds'>) => nextCycle(s, e.at),
+	'count the send': (s, e: EventOf<'send'>) => {
+		if (s.allowance !== undefined) s.allowance--;
+		s.sentInCycle++;
+		const sequence = ++s.sent;
+		s.unanswered = [...s.unanswered, sequence];
+		if (s.mode === 'probing') s.probeInFlight = { sequence, sentAt: e.at };
+	},
+	'read the window': (s, { sequence, hints }: EventOf<'hint'>) => {
+		s.windowSequence = sequence;
+		s.allowance = hints.remaining! - (s.sent - sequence);
+		// A Reset in whole seconds is rounded up: of two for one window, the earlier is nearer.
+		s.windowResetAt =
+			Math.abs(hints.resetAt! - s.windowResetAt) < 1000
+				? Math.min(hints.resetAt!, s.windowResetAt)
+				: hints.resetAt!;
+	},
+	'forget the refusal': (s, e: EventOf<'admitted'>) => {
+		const { lone } = s.unconfirmed!;
+		s.unconfirmed = undefined;
+		sporadic(s, e.at, lone);
+		admitted(s, e);
+	},
+	'learn from the refusal': (s, _: Answered, actions) => {
+		const { sequence, sentAt, at, hints } = s.unconfirmed!;
+		s.unconfirmed = undefined;
+		decide(s, { kind: 'refused', sequence, sentAt, at, hints, confirmed: true }, actions);
+	},
+	'note the refusal': (s, e: Answered) => learnt(s, e),
+	'count the refusal': (s) => {
+		s.unconfirmed!.refusedAfter++;
+	},
+	'count the admission': (s, e: Answered) => admitted(s, e),
+	resume: (s, e: Answered) => admitted(s, e),
+	'tell it apart': (s, e: EventOf<'refused'>) => {
+		const { sequence, sentAt, at, hints } = e;
+		s.unconfirmed = { sequence, sentAt, at, hints, refusedAfter: 0, lone: !sentAfter(s, sequence) };
+	},
+	'wait Retry-After': (s, e: EventOf<'refused'>) => {
+		learnt(s, e);
+		const fromRefusal = e.hints.retryAfterMs!;
+		s.retryAfterSeen = true;
+		// Refused again right after the wait it named: its Retry-After is too short to trust.
+		const again = ofThisCycle(s, e) && s.admittedInCycle === 0 && s.cycleStart?.resumed;
+		const wait = again ? Math.max(fromRefusal, nextProbeWait(s)) : fromRefusal;
+		pause(s, e.at + wait);
+		if (!ofThisCycle(s, e) || s.allowance !== undefined) return;
+		// A cycle that admitted nothing tells no rate: a first request refused at random, say.
+		if (s.admittedInCycle > 0) endCycle(s, e.at + wait);
+		else startCycle(s, e.at + wait, true);
+	},
+	'spend the window': (s, e: EventOf<'refused'>) => {
+		learnt(s, e);
+		s.allowance = 0;
+	},
+	'undo the growth': (s, e: EventOf<'refused'>) => {
+		learnt(s, e);
+		s.cycle = { ...s.beforeGrowth! };
+		s.beforeGrowth = undefined;
+		s.cyclesToGrow *= 2;
+		endBudget(s);
+	},
+	'one per probe wait': (s, e: EventOf<'refused'>) => {
+		learnt(s, e);
+		// One request comes back in the time the probe waited.
+		s.cycle = { budget: 1, periodMs: s.resumedAfterMs };
+		endBudget(s);
+	},
+	'cut the budget': (s, e: EventOf<'refused'>) => {
+		learnt(s, e);
+		keepToAdmittedRate(s, e.sentAt, s.cycle!.periodMs!);
+		s.cycle!.budget = s.admittedInCycle;
+		endBudget(s);
+	},
+	'probe later': (s, e: EventOf<'refused'>) => {
+		learnt(s, e);
+		if (s.cycle?.periodMs !== undefined) keepToAdmittedRate(s, e.sentAt, s.cycle.periodMs);
+		if (s.mode !== 'probing') {
+			s.mode = 'probing';
+			s.probeAnchor = s.lastAdmittedSentAt ?? e.at;
+			const guess = Math.max(MIN_PROBE_MS, BURST_GUESS_MS / Math.max(1, s.admittedInCycle));
+			s.probeMs = s.resumedAfterMs ?? guess;
+			s.guessedProbeMs = s.resumedAfterMs === undefined ? guess : undefined;
+			s.cycleFirstSequence = s.sent + 1;
+		}
+		pause(s, Math.max(e.at, s.probeAnchor + nextProbeWait(s)));
+	},
+};
+
+/** Every refusal learnt from. */
+function learnt(s: Draft, { sentAt }: Answered): void {
+	s.sporadicAtPace = 0;
+	s.lastRefusedSentAt = Math.max(s.lastRefusedSentAt ?? sentAt, sentAt);
+}
+
+function admitted(s: Draft, { sequence, sentAt }: Answered): void {
+	s.admissions = [...s.admissions.slice(-(ADMISSIONS_KEPT - 1)), sentAt];
+	s.lastAdmittedSentAt = Math.max(s.lastAdmittedSentAt ?? sentAt, sentAt);
+	if (sequence < s.cycleFirstSequence) return;
+	if (s.mode === 'probing') resume(s, sequence, sentAt);
+	else s.admittedInCycle++;
+}
+
+/**
+ * A refusal that was sporadic is forgotten. A learnt pace at which they come was itself learnt
+ * from ones that looked like a limit: it is forgotten too, at once if the next request was
+ * admitted (a limit that refuses at the pace it admits refuses the next one too), else after
+ * SPORADIC_TO_FORGET. The limit on requests in flight, which did not grow at that pace, keeps
+ * what follows from bursting.
+ */
+function sporadic(s: Draft, now: number, lone: boolean): void {
+	if (!s.cycle || (!lone && ++s.sporadicAtPace < SPORADIC_TO_FORGET)) return;
+	s.cycle = undefined;
+	s.beforeGrowth = undefined;
+	startCycle(s, now, false);
+}
+
+function pause(s: Draft, until: number): void {
+	s.pausedUntil = Math.max(s.pausedUntil, until);
+}
+
+/**
+ * The cycle ends with a refusal; the next starts at `next` (the service's word, or a
+ * probe's admission). Its budget is what it admitted; a cycle that started at a resumption
+ * also measures the period.
+ */
+function endCycle(
+	s: Draft,
+	next: number,
+	nextSequence = s.sent + 1,
+	lastAdmission = s.lastAdmittedSentAt,
+): void {
+	const budget = s.admittedInCycle || s.cycle?.budget || 1;
+	const start = s.cycleStart;
+	// One request a cycle: one came back in the time from the last admission to this one.
+	const oneBack = budget === 1 && lastAdmission !== undefined ? next - lastAdmission : undefined;
+	// From the earliest the last resumption may have been: a period too short sends a
+	// window's budget before the window ends, to be refused whole.
+	const periodMs = start?.resumed
+		? Math.min(MAX_WAIT_MS, Math.max(1, next - (start.since ?? start.at)))
+		: (s.cycle?.periodMs ?? oneBack);
+	s.cycle = { budget, periodMs };
+	startCycle(s, next, true);
+	s.cycleFirstSequence = nextSequence;
+	s.cleanCycles = 0;
+}
+
+/**
+ * Refused at a learnt pace: it sends more than the service admits (a bucket's store of
+ * requests, drawn on by a pace that grew, is spent, say). The period is made long enough
+ * for the rate admitted since the last such refusal, when the pace was refused at both ends,
+ * else over the last RATE_SPAN_PERIODS periods (at least a second). Times are sends.
+ */
+function keepToAdmittedRate(s: Draft, refusedSentAt: number, periodMs: number): void {
+	const span = Math.max(1_000, RATE_SPAN_PERIODS * periodMs);
+	const last = s.lastPacedRefusalSentAt;
+	s.lastPacedRefusalSentAt = refusedSentAt;
+	const from = last !== undefined && last > refusedSentAt - span ? last : refusedSentAt - span;
+	const admittedCount = s.admissions.filter((at) => at > from && at < refusedSentAt).length;
+	if (admittedCount === 0) return;
+	const perMs = admittedCount / (refusedSentAt - from);
+	s.cycle!.periodMs = Math.min(MAX_WAIT_MS, Math.max(periodMs, s.cycle!.budget / perMs));
+}
+
+/** This cycle sends no more. */
+function endBudget(s: Draft): void {
+	s.sentInCycle = Math.max(s.sentInCycle, s.cycle!.budget);
+	s.refusedInCycle = true;
+	if (s.mode === 'ramping') s.mode = undefined;
+	s.cleanCycles = 0;
+}
+
+function nextProbeWait(s: Draft): number {
+	s.probingAtGuess = s.probeMs === s.guessedProbeMs;
+	const wait = s.probeMs;
+	s.probeMs = Math.min(MAX_PROBE_MS, s.probeMs * PROBE_GROWTH);
+	return wait;
+}
+
+/** A probe was admitted after refusals: a new cycle starts where it was sent. */
+function resume(s: Draft, sequence: number, sentAt: number): void {
+	s.mode = undefined;
+	const resumedAfterMs = Math.max(MIN_PROBE_MS, sentAt - s.probeAnchor);
+	s.resumedAfterMs = resumedAfterMs;
+	const periodMs = s.cycle?.periodMs;
+	const burst = s.admittedInCycle;
+	endCycle(s, sentAt, sequence, s.probeAnchor);
+	s.cycleStart!.since = s.lastRefusedSentAt;
+	s.sentInCycle = s.sent - sequence + 1;
+	s.admittedInCycle = 1;
+	if (s.probingAtGuess && periodMs === undefined) {
+		// Admitted at the guessed wait: a bucket that gives back requests one by one (a window
+		// gives back all at its end, which the guess, a share of a second, rarely reaches). Its
+		// rate is taken as the burst per second, as the guess was.
+		const budget = Math.max(1, Math.floor((resumedAfterMs * burst) / BURST_GUESS_MS));
+		s.cycle = { budget, periodMs: resumedAfterMs };
+	} else {
+		s.mode = 'ramping';
+	}
+}
+
+function nextCycle(s: Draft, now: number): void {
+	s.cleanCycles = cleanCyclesAfter(s);
+	if (!s.retryAfterSeen && s.cleanCycles >= s.cyclesToGrow) grow(s, s.cycle!);
+	startCycle(s, now, true);
+}
+
+function grow(s: Draft, cycle: Pace): void {
+	s.beforeGrowth = { ...cycle };
+	if (cycle.budget >= GROW_BUDGET_FROM) cycle.budget = Math.ceil(cycle.budget * GROWTH);
+	else cycle.periodMs = cycle.periodMs! / GROWTH;
+	s.cleanCycles = 0;
+}
+
+function startCycle(s: Draft, at: number, resumed: boolean): void {
+	s.cycleStart = { at, resumed };
+	s.cycleFirstSequence = s.sent + 1;
+	s.sentInCycle = 0;
+	s.admittedInCycle = 0;
+	s.refusedInCycle = false;
+	if (s.mode === 'ramping') s.mode = undefined;
+}
+
+/** Holds the pacing's state and its clock; every decision is the table's. */
+export class RatePacing {
+	private state: PacingState;
+
+	constructor(
+		private readonly now: () => number = Date.now,
+		start?: Pace,
+	) {
+		this.state = initialState(start);
+	}
+
 	told(): boolean {
-		return this.allowance !== undefined;
+		return told(this.state);
 	}
 
 	/** The earliest time the next request may be sent. */
 	nextSendAt(): number {
-		const at = this.waitEnd();
-		const latest = this.now() + MAX_WAIT_MS;
-		if (at <= latest) return at;
-		this.shiftBack(at - latest);
-		return latest;
-	}
-
-	private waitEnd(): number {
-		let at = this.pausedUntil;
-		// Waiting for an answer: a probe's, the one that tells a refusal sporadic, or the ramp's.
-		if (this.probeInFlight) at = Math.max(at, this.probeInFlight.sentAt + MAX_PROBE_MS);
-		// A refusal being told apart: its later requests' answers; with none out, one goes to tell.
-		if (this.unconfirmed && this.sentAfter(this.unconfirmed.sequence))
-			at = Math.max(at, this.unconfirmed.at + MAX_PROBE_MS);
-		if (this.sentInCycle >= this.rampCap() && this.cycleInFlight())
-			at = Math.max(at, this.cycleStart!.at + MAX_PROBE_MS);
-		if (this.allowance !== undefined && this.allowance <= 0)
-			at = Math.max(at, this.allowanceResetAt);
-		const { periodMs } = this.cycle ?? {};
-		if (periodMs !== undefined && this.cycleStart && this.sentInCycle >= this.cycle!.budget)
-			at = Math.max(at, this.cycleStart.at + periodMs * PERIOD_MARGIN);
+		const { at, state } = nextSendAt(this.state, this.now());
+		this.state = state;
 		return at;
-	}
-
-	/**
-	 * What a cycle may send before more of its answers are in, where what it admits is not known:
-	 * after a probe's admission, or beyond its budget while the period is not known. One, then
-	 * twice what was admitted beyond what is known.
-	 */
-	private rampCap(): number {
-		if (!this.cycle || (!this.ramping && this.cycle.periodMs !== undefined)) return Infinity;
-		const known = this.ramping ? 0 : this.cycle.budget;
-		return known + Math.max(1, 2 * (this.admittedInCycle - known));
-	}
-
-	private cycleInFlight(): boolean {
-		for (const sequence of this.unanswered) if (sequence >= this.cycleFirstSequence) return true;
-		return false;
-	}
-
-	/** Brings every time the wait runs to earlier by `ms`, so the wait keeps its shape. */
-	private shiftBack(ms: number): void {
-		this.pausedUntil -= ms;
-		this.allowanceResetAt -= ms;
-		if (this.probeInFlight) this.probeInFlight.sentAt -= ms;
-		if (this.unconfirmed) this.unconfirmed.at -= ms;
-		if (this.cycleStart) this.cycleStart.at -= ms;
 	}
 
 	/** Records a send; returns its sequence, to hand back with the answer. */
 	onSend(): number {
-		const now = this.now();
-		if (this.allowance !== undefined) {
-			if (now >= this.allowanceResetAt) {
-				// A new window: its first answer tells what it holds (a token bucket's Reset is when
-				// it is full again, not what it holds after the requests sent meanwhile) and when it
-				// ends; until then this request alone, and at most the longest wait.
-				this.allowance = 1;
-				this.allowanceResetAt = now + MAX_RESET_MS;
-			}
-			this.allowance--;
-		}
-		this.cycleStart ??= { at: now, resumed: false };
-		const { periodMs } = this.cycle ?? {};
-		// While probing, the cycle waits for the resumption, which starts the next.
-		const due = now >= this.cycleStart.at + (periodMs ?? Infinity) * PERIOD_MARGIN;
-		if (due && !this.awaitingResumption) this.nextCycle(now);
-		this.sentInCycle++;
-		const sequence = ++this.sent;
-		this.unanswered.add(sequence);
-		if (this.awaitingResumption) this.probeInFlight = { sequence, sentAt: now };
-		return sequence;
+		this.state = step(this.state, { kind: 'send', at: this.now() }).state;
+		return this.state.sent;
 	}
 
 	/**
 	 * An answer with the hints its headers carried: `refused` is "not now" (HTTP 429, or a
-	 * gateway's 502, 503 or 504), `failed` no answer at all (which tells nothing about the rate),
-	 * `admitted` any other, a 500 too: it passed whatever limits the rate.
+	 * gateway's 502, 503 or 504), `admitted` any other, a 500 too: it passed whatever limits the
+	 * rate.
 	 */
 	onAnswer(sequence: number, sentAt: number, outcome: Outcome, hints: RateHints = {}): void {
-		const now = this.now();
-		this.unanswered.delete(sequence);
-		if (this.probeInFlight?.sequence === sequence) this.probeInFlight = undefined;
-		this.readWindow(sequence, hints);
-		const pending = this.unconfirmed;
-		if (pending && sequence > pending.sequence) {
-			// Answers to requests sent after a refusal tell what it was: one admitted, sporadic;
-			// refusals, a limit. A failure (a 500, a reset) tells neither: the next answer does.
-			if (outcome === 'refused') pending.refusedAfter++;
-			const told =
-				outcome === 'admitted' ||
-				pending.refusedAfter >= REFUSALS_TO_CONFIRM ||
-				(pending.refusedAfter > 0 && !this.sentAfter(pending.sequence));
-			if (told) this.unconfirmed = undefined;
-			if (outcome === 'admitted') this.sporadic(now, pending.lone);
-			else if (told) this.refused(pending, pending.at);
-		}
-		if (outcome === 'failed') return;
-		if (outcome === 'admitted') return this.admitted(sequence, sentAt);
-		// Refusals while one is being told apart belong to it.
-		if (this.unconfirmed || pending) return;
-		// Told apart by the requests sent after it that are out, or, for a Retry-After, by the next
-		// one, sent without waiting it out: the wait would cost every request of a service that
-		// refuses some at random (a refusal without one is probed for anyway).
-		const lone = !this.sentAfter(sequence);
-		const tell = !lone || hints.retryAfterMs !== undefined;
-		if (tell && sequence >= this.cycleFirstSequence && !this.awaitingResumption) {
-			this.unconfirmed = { sequence, sentAt, at: now, hints, refusedAfter: 0, lone };
-			return;
-		}
-		this.refused({ sequence, sentAt, hints }, now);
-	}
-
-	/** Whether a request sent after this one is still unanswered. */
-	private sentAfter(sequence: number): boolean {
-		for (const other of this.unanswered) if (other > sequence) return true;
-		return false;
-	}
-
-	private admitted(sequence: number, sentAt: number): void {
-		this.admissions.push(sentAt);
-		if (this.admissions.length > ADMISSIONS_KEPT) this.admissions.shift();
-		this.lastAdmittedSentAt = Math.max(this.lastAdmittedSentAt ?? sentAt, sentAt);
-		if (sequence < this.cycleFirstSequence) return;
-		if (this.awaitingResumption) this.resume(sequence, sentAt);
-		else this.admittedInCycle++;
-	}
-
-	/**
-	 * A refusal that was sporadic is forgotten. A learnt pace at which they come was itself learnt
-	 * from ones that looked like a limit: it is forgotten too, at once if the next request was
-	 * admitted (a limit that refuses at the pace it admits refuses the next one too), else after
-	 * SPORADIC_TO_FORGET. The limit on requests in flight, which did not grow at that pace, keeps
-	 * what follows from bursting.
-	 */
-	private sporadic(now: number, lone: boolean): void {
-		if (!this.cycle || (!lone && ++this.sporadicAtPace < SPORADIC_TO_FORGET)) return;
-		this.cycle = undefined;
-		this.beforeGrowth = undefined;
-		this.startCycle(now, false);
-	}
-
-	/** A refusal told from a sporadic one, as of `now`, when it came. */
-	private refused(
-		{
-			sequence,
-			sentAt,
-			hints: { retryAfterMs },
-		}: Pick<Unconfirmed, 'sequence' | 'sentAt' | 'hints'>,
-		now: number,
-	): void {
-		const ofThisCycle = sequence >= this.cycleFirstSequence;
-		this.sporadicAtPace = 0;
-		this.lastRefusedSentAt = Math.max(this.lastRefusedSentAt ?? sentAt, sentAt);
-		if (retryAfterMs !== undefined) {
-			this.retryAfterSeen = true;
-			// Refused again right after the wait it named: its Retry-After is too short to trust.
-			const again = ofThisCycle && this.admittedInCycle === 0 && this.cycleStart?.resumed;
-			const wait = again ? Math.max(retryAfterMs, this.nextProbeWait()) : retryAfterMs;
-			this.pause(now + wait);
-			if (!ofThisCycle || this.allowance !== undefined) return;
-			// A cycle that admitted nothing tells no rate: a first request refused at random, say.
-			if (this.admittedInCycle > 0) this.endCycle(now + wait);
-			else this.startCycle(now + wait, true);
-		} else if (this.allowance !== undefined && this.allowanceResetAt > now) {
-			this.allowance = 0;
-		} else if (ofThisCycle) {
-			this.refusedWithoutHint(now, sentAt);
-		}
-	}
-
-	private pause(until: number): void {
-		this.pausedUntil = Math.max(this.pausedUntil, until);
-	}
-
-	/**
-	 * The cycle ends with a refusal; the next starts at `next` (the service's word, or a
-	 * probe's admission). Its budget is what it admitted; a cycle that started at a resumption
-	 * also measures the period.
-	 */
-	private endCycle(
-		next: number,
-		nextSequence = this.sent + 1,
-		lastAdmission = this.lastAdmittedSentAt,
-	): void {
-		const budget = this.admittedInCycle || this.cycle?.budget || 1;
-		const start = this.cycleStart;
-		// One request a cycle: one came back in the time from the last admission to this one.
-		const oneBack = budget === 1 && lastAdmission !== undefined ? next - lastAdmission : undefined;
-		// From the earliest the last resumption may have been: a period too short sends a
-		// window's budget before the window ends, to be refused whole.
-		const periodMs = start?.resumed
-			? Math.min(MAX_WAIT_MS, Math.max(1, next - (start.since ?? start.at)))
-			: (this.cycle?.periodMs ?? oneBack);
-		this.cycle = { budget, periodMs };
-		this.startCycle(next, true);
-		this.cycleFirstSequence = nextSequence;
-		this.cleanCycles = 0;
-	}
-
-	private refusedWithoutHint(now: number, sentAt: number): void {
-		if (this.beforeGrowth) {
-			// The grown pace is refused: back to the one before, which was admitted.
-			this.cycle = this.beforeGrowth;
-			this.beforeGrowth = undefined;
-			this.cyclesToGrow *= 2;
-			this.endBudget();
-			return;
-		}
-		const { periodMs } = this.cycle ?? {};
-		if (this.ramping && this.admittedInCycle === 1 && periodMs === undefined) {
-			// The probe alone was admitted: one request comes back in the time it waited.
-			this.cycle = { budget: 1, periodMs: this.resumedAfterMs };
-			this.endBudget();
-			return;
-		}
-		if (periodMs !== undefined) this.keepToAdmittedRate(sentAt, periodMs);
-		if (periodMs !== undefined && this.admittedInCycle > 0) {
-			// Admitted, then refused: the budget was too large.
-			this.cycle!.budget = this.admittedInCycle;
-			this.endBudget();
-			return;
-		}
-		if (!this.awaitingResumption) {
-			this.awaitingResumption = true;
-			this.ramping = false;
-			this.probeAnchor = this.lastAdmittedSentAt ?? now;
-			const guess = Math.max(MIN_PROBE_MS, BURST_GUESS_MS / Math.max(1, this.admittedInCycle));
-			this.probeMs = this.resumedAfterMs ?? guess;
-			this.guessedProbeMs = this.resumedAfterMs === undefined ? guess : undefined;
-			this.cycleFirstSequence = this.sent + 1;
-		}
-		this.pause(Math.max(now, this.probeAnchor + this.nextProbeWait()));
-	}
-
-	/**
-	 * Refused at a learnt pace: it sends more than the service admits (a bucket's store of
-	 * requests, drawn on by a pace that grew, is spent, say). The period is made long enough
-	 * for the rate admitted since the last such refusal, when the pace was refused at both ends,
-	 * else over the last RATE_SPAN_PERIODS periods (at least a second). Times are sends.
-	 */
-	private keepToAdmittedRate(refusedSentAt: number, periodMs: number): void {
-		const span = Math.max(1_000, RATE_SPAN_PERIODS * periodMs);
-		const last = this.lastPacedRefusalSentAt;
-		this.lastPacedRefusalSentAt = refusedSentAt;
-		const from = last !== undefined && last > refusedSentAt - span ? last : refusedSentAt - span;
-		const admitted = this.admissions.filter((at) => at > from && at < refusedSentAt).length;
-		if (admitted === 0) return;
-		const perMs = admitted / (refusedSentAt - from);
-		this.cycle!.periodMs = Math.min(MAX_WAIT_MS, Math.max(periodMs, this.cycle!.budget / perMs));
-	}
-
-	/** This cycle sends no more. */
-	private endBudget(): void {
-		this.sentInCycle = Math.max(this.sentInCycle, this.cycle!.budget);
-		this.refusedInCycle = true;
-		this.ramping = false;
-		this.cleanCycles = 0;
-	}
-
-	private nextProbeWait(): number {
-		this.probingAtGuess = this.probeMs === this.guessedProbeMs;
-		const wait = this.probeMs;
-		this.probeMs = Math.min(MAX_PROBE_MS, this.probeMs * PROBE_GROWTH);
-		return wait;
-	}
-
-	/** A probe was admitted after refusals: a new cycle starts where it was sent. */
-	private resume(sequence: number, sentAt: number): void {
-		this.awaitingResumption = false;
-		this.resumedAfterMs = Math.max(MIN_PROBE_MS, sentAt - this.probeAnchor);
-		const { periodMs } = this.cycle ?? {};
-		const burst = this.admittedInCycle;
-		this.endCycle(sentAt, sequence, this.probeAnchor);
-		this.cycleStart!.since = this.lastRefusedSentAt;
-		this.sentInCycle = this.sent - sequence + 1;
-		this.admittedInCycle = 1;
-		if (this.probingAtGuess && periodMs === undefined) {
-			// Admitted at the guessed wait: a bucket that gives back requests one by one (a window
-			// gives back all at its end, which the guess, a share of a second, rarely
-			// reaches). Its rate is taken as the burst per second, as the guess was.
-			const budget = Math.max(1, Math.floor((this.resumedAfterMs * burst) / BURST_GUESS_MS));
-			this.cycle = { budget, periodMs: this.resumedAfterMs };
-		} else {
-			this.ramping = true;
-		}
-	}
-
-	private nextCycle(now: number): void {
-		const cycle = this.cycle!;
-		const clean =
-			!this.refusedInCycle &&
-			this.sentInCycle >= cycle.budget &&
-			this.admittedInCycle >= cycle.budget;
-		this.cleanCycles = clean ? this.cleanCycles + 1 : 0;
-		if (!this.retryAfterSeen && this.cleanCycles >= this.cyclesToGrow) this.grow(cycle);
-		this.startCycle(now, true);
-	}
-
-	private grow(cycle: Pace): void {
-		this.beforeGrowth = { ...cycle };
-		if (cycle.budget >= GROW_BUDGET_FROM) cycle.budget = Math.ceil(cycle.budget * GROWTH);
-		else cycle.periodMs = cycle.periodMs! / GROWTH;
-		this.cleanCycles = 0;
-	}
-
-	private startCycle(at: number, resumed: boolean): void {
-		this.cycleStart = { at, resumed };
-		this.cycleFirstSequence = this.sent + 1;
-		this.sentInCycle = 0;
-		this.admittedInCycle = 0;
-		this.refusedInCycle = false;
-		this.ramping = false;
-	}
-
-	/**
-	 * Remaining/Reset as of when this request was processed: requests sent after it were not
-	 * yet counted, so they come off. The newest request's figures count; a Reset in whole
-	 * seconds is rounded up, so of two for one window (within a second) the earlier is nearer.
-	 */
-	private readWindow(sequence: number, { remaining, resetAt }: RateHints): void {
-		if (remaining === undefined || resetAt === undefined || sequence < this.allowanceSequence)
-			return;
-		this.allowanceSequence = sequence;
-		this.allowance = remaining - (this.sent - sequence);
-		this.allowanceResetAt =
-			Math.abs(resetAt - this.allowanceResetAt) < 1000
-				? Math.min(resetAt, this.allowanceResetAt)
-				: resetAt;
+		const event = { kind: outcome, at: this.now(), sequence, sentAt, hints };
+		this.state = step(this.state, event).state;
 	}
 }
