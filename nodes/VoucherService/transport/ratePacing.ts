@@ -7,13 +7,27 @@ import type { RateHints } from './rateHints';
  * "the window"), else from when it admits again. Every request waits for the pace.
  */
 
+/*
+ * After a refusal without any hint, single probes find when admissions resume. The first waits,
+ * from the send of the last admitted request, one request's share of a second of what was
+ * admitted at once (a burst is commonly about a second of the rate: a token bucket's one second,
+ * nginx's burst), and no less than MIN_PROBE_MS; each refused probe waits PROBE_GROWTH times
+ * longer; a later refusal starts from the wait that found admissions the last time. A smaller
+ * growth finds when admissions resume more closely (the period is learnt from it) and costs
+ * more refused probes: 1.6 finds the end of a one-minute window with 12.
+ */
+const BURST_GUESS_MS = 1_000;
+const MIN_PROBE_MS = 50;
+export const PROBE_GROWTH = 1.6;
+const MAX_PROBE_MS = 60_000;
+
 /** The named states (the docs describe each with these words; a test holds them to it). */
 export const STATES = {
 	free: 'sends at once',
-	telling: 'tells a refusal from a limit by the answers to requests sent after it',
-	probing: 'sends one probe at a time, each wait 1.6 times longer',
-	ramping: 'doubles what it sends per admission',
-	paced: 'sends what a cycle admits, then waits out its period',
+	telling: 'waits for the answers after a refusal',
+	probing: `sends lone probes, each wait ${PROBE_GROWTH} times longer`,
+	ramping: 'doubles its sends per admission',
+	paced: "sends a cycle's budget, then waits out its period",
 } as const;
 
 export type Phase = keyof typeof STATES;
@@ -89,20 +103,6 @@ export const phasesIn = (names: string, same: readonly Phase[] = ANY) =>
 	names.split('|').flatMap((name) => (name === 'any' || name === 'same' ? same : [name as Phase]));
 
 const FROM = TRANSITIONS.map(([from]) => new Set(phasesIn(from)));
-
-/*
- * After a refusal without any hint, single probes find when admissions resume. The first waits,
- * from the send of the last admitted request, one request's share of a second of what was
- * admitted at once (a burst is commonly about a second of the rate: a token bucket's one second,
- * nginx's burst), and no less than MIN_PROBE_MS; each refused probe waits PROBE_GROWTH times
- * longer; a later refusal starts from the wait that found admissions the last time. A smaller
- * growth finds when admissions resume more closely (the period is learnt from it) and costs
- * more refused probes: 1.6 finds the end of a one-minute window with 12.
- */
-const BURST_GUESS_MS = 1_000;
-const MIN_PROBE_MS = 50;
-const PROBE_GROWTH = 1.6;
-const MAX_PROBE_MS = 60_000;
 
 /*
  * Without hints, a pace that was sent in full and admitted this many cycles in a row grows by
