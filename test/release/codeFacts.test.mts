@@ -21,7 +21,7 @@ import {
 } from '../../nodes/VoucherService/shared/concurrency';
 import { START_LIMIT } from '../../nodes/VoucherService/transport/adaptiveConcurrency';
 import { REQUEST_TIMEOUT_MS } from '../../nodes/VoucherService/transport/client';
-import { PROBE_GROWTH } from '../../nodes/VoucherService/transport/ratePacing';
+import { PROBE_GROWTH } from '../../nodes/VoucherService/transport/pacingActions';
 import {
 	CREATE_RETRY,
 	INTERACTIVE_PATIENCE_MS,

@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-	initialState,
-	phaseOf,
-	phasesIn,
-	step,
-	TRANSITIONS,
-} from '../../../../nodes/VoucherService/transport/ratePacing';
-import type {
-	Action,
-	PacingEvent,
-	Phase,
-} from '../../../../nodes/VoucherService/transport/ratePacing';
+import { initialState } from '../../../../nodes/VoucherService/transport/pacingActions';
+import { phaseOf } from '../../../../nodes/VoucherService/transport/pacingState';
+import type { PacingEvent, Phase } from '../../../../nodes/VoucherService/transport/pacingState';
+import { phasesIn, step, TRANSITIONS } from '../../../../nodes/VoucherService/transport/ratePacing';
+import type { Action } from '../../../../nodes/VoucherService/transport/ratePacing';
 import type { RateHints } from '../../../../nodes/VoucherService/transport/rateHints';
 
 const NOW = 1_700_000_000_000;
