@@ -19,12 +19,11 @@ export interface Answered {
 	confirmed?: boolean;
 }
 
+type Timed = 'send' | 'windowEnds' | 'periodEnds';
+
 /** A send, and the timers due when it is sent; an answer, and the hint its headers carry. */
 export type PacingEvent =
-	| { [K in 'send' | 'windowEnds' | 'periodEnds']: { kind: K; at: number } }[
-			| 'send'
-			| 'windowEnds'
-			| 'periodEnds']
+	| { [K in Timed]: { kind: K; at: number } }[Timed]
 	| { kind: 'hint'; sequence: number; hints: RateHints }
 	| { [K in Outcome]: { kind: K } & Answered }[Outcome];
 
