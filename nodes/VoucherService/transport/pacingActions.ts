@@ -53,13 +53,12 @@ const SPORADIC_TO_FORGET = 3;
 const RATE_SPAN_PERIODS = 2;
 const ADMISSIONS_KEPT = 256;
 
-export const initialState = (pace?: Pace): PacingState => ({
+export const initialState = (): PacingState => ({
 	sent: 0,
 	unanswered: [],
 	pausedUntil: 0,
 	windowResetAt: 0,
 	windowSequence: 0,
-	cycle: pace && { ...pace },
 	cycleFirstSequence: 1,
 	sentInCycle: 0,
 	admittedInCycle: 0,

@@ -19,7 +19,7 @@ import {
 } from './pacingActions';
 import type { ActionFn, Draft } from './pacingActions';
 import { nextSendAt, periodEnd, phaseOf, told } from './pacingState';
-import type { Kind, Outcome, Pace, PacingEvent, PacingState, Phase } from './pacingState';
+import type { Kind, Outcome, PacingEvent, PacingState, Phase } from './pacingState';
 import type { RateHints } from './rateHints';
 
 /*
@@ -133,23 +133,12 @@ function decide(s: Draft, event: PacingEvent, actions: Action[]): void {
 
 /** Holds the pacing's state and its clock; every decision is the table's. */
 export class RatePacing {
-	private state: PacingState;
+	private state = initialState();
 
-	constructor(
-		private readonly now: () => number = Date.now,
-		start?: Pace,
-	) {
-		this.state = initialState(start);
-	}
+	constructor(private readonly now: () => number = Date.now) {}
 
 	told(): boolean {
 		return told(this.state);
-	}
-
-	/** The pace learnt, once its period is known too. */
-	learnt(): Pace | undefined {
-		const { cycle } = this.state;
-		return cycle?.periodMs === undefined ? undefined : { ...cycle };
 	}
 
 	/** The earliest time the next request may be sent. */
