@@ -51,9 +51,13 @@ function kindOf(value: unknown): string {
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
+/** Nothing given is missing; blank text was given, and is empty: neither is "not a number". */
 const numeric =
 	(label: string): Rule<number> =>
 	(value) => {
+		if (value === undefined) return invalid(`${label} is required`);
+		if (typeof value === 'string' && value.trim() === '')
+			return invalid(`${label} must not be empty`);
 		if (typeof value === 'number') return value;
 		if (typeof value === 'string' && NUMERIC_TEXT.test(value.trim())) return Number(value.trim());
 		return invalid(`${label} must be a number, not ${shown(value)}`);
@@ -282,10 +286,10 @@ const orderShape = {
  */
 const templateId: Rule<number> = (value) => {
 	const id = integer('Template ID', 0)(value);
-	if (!(id instanceof Invalid) || typeof value !== 'string' || NUMERIC_TEXT.test(value.trim()))
-		return id;
+	const text = typeof value === 'string' ? value.trim() : undefined;
+	if (!(id instanceof Invalid) || !text || NUMERIC_TEXT.test(text)) return id;
 	return invalid(
-		`Template ID "${value.trim()}" is not a whole number, and an order takes a numeric template ID`,
+		`Template ID "${text}" is not a whole number, and an order takes a numeric template ID`,
 	);
 };
 

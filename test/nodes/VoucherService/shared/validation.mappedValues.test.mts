@@ -172,4 +172,39 @@ describe('a value a text field cannot use', () => {
 		);
 		expect(apiRequests(sandbox, 'POST')).toHaveLength(0);
 	});
+
+	// In a real n8n, `{{ $json.tpl }}` of an item without that column gave "not a undefined".
+	it('calls a number field missing only when nothing was given, and blank text empty', async () => {
+		const recipients = {
+			recipient: [{ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com' }],
+		};
+		const run = await runVoucher(
+			sandbox,
+			{
+				resource: 'order',
+				operation: 'createForRecipients',
+				reference: '={{ $json.id }}',
+				productCode: 'VCH-INSTANT',
+				amount: '={{ $json.amount }}',
+				templateId: '={{ $json.tpl }}',
+				recipients,
+			},
+			{
+				items: [
+					{ id: freshId(), amount: 1000 },
+					{ id: freshId(), amount: 1000, tpl: ' ' },
+					{ id: freshId(), tpl: 1 },
+					{ id: freshId(), amount: '', tpl: 1 },
+				],
+				continueOnFail: true,
+			},
+		);
+		expect(run.json.map((json) => json.error)).toEqual([
+			'Item 0: invalid "templateId": Template ID is required',
+			'Item 1: invalid "templateId": Template ID must not be empty',
+			'Item 2: invalid "amount": Amount is required',
+			'Item 3: invalid "amount": Amount must not be empty',
+		]);
+		expect(apiRequests(sandbox)).toHaveLength(0);
+	});
 });
