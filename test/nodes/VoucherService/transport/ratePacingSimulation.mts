@@ -8,7 +8,7 @@
 import { vi } from 'vitest';
 
 import { AdaptiveConcurrency } from '../../../../nodes/VoucherService/transport/adaptiveConcurrency';
-import { readRateHints } from '../../../../nodes/VoucherService/transport/ratePacing';
+import { readRateHints } from '../../../../nodes/VoucherService/transport/rateHints';
 import { backoffDelay, CREATE_RETRY } from '../../../../nodes/VoucherService/transport/retry';
 import {
 	DEFAULT_CONCURRENCY,
