@@ -145,6 +145,17 @@ export function inWindow(s: PacingState, e: Answered) {
 	return s.allowance !== undefined && s.windowResetAt > e.at;
 }
 
+/**
+ * Whether what the cycle admitted tells a rate. Not if it admitted nothing (a first request
+ * refused at random, say), nor if it started where a learnt pace was forgotten, neither from
+ * rest (the first send) nor at a resumption: it began with whatever the limit had left. A
+ * budget of one learnt there, one request a second, was never refused to be learnt again.
+ */
+function tellsRate(s: PacingState) {
+	const fromRest = s.cycleFirstSequence === 1;
+	return s.admittedInCycle > 0 && (fromRest || s.cycleStart?.resumed === true);
+}
+
 /** The probe alone was admitted, and the period is not known. */
 export function probeAlone(s: PacingState) {
 	return s.admittedInCycle === 1 && s.cycle?.periodMs === undefined;
@@ -232,8 +243,7 @@ export const ACTIONS = {
 		const wait = again ? Math.max(fromRefusal, nextProbeWait(s)) : fromRefusal;
 		pause(s, e.at + wait);
 		if (!ofThisCycle(s, e) || s.allowance !== undefined) return;
-		// A cycle that admitted nothing tells no rate: a first request refused at random, say.
-		if (s.admittedInCycle > 0) endCycle(s, e.at + wait);
+		if (tellsRate(s)) endCycle(s, e.at + wait);
 		else startCycle(s, e.at + wait, true);
 	},
 	'spend the window': (s, e: EventOf<'refused'>) => {

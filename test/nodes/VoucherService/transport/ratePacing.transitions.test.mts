@@ -35,6 +35,13 @@ const RAMPING = [
 	...[send(NOW + 1_300), answer('admitted', 5, {}, NOW + 1_300), send(NOW + 1_330)],
 ];
 const TELLING = [send(), send(), send(), answer('refused', 1, retryAfter)];
+/** A pace forgotten at an admission after a refusal; the next cycle admits one, then is refused. */
+const FORGOTTEN = [
+	...[...PACED, send(NOW + 2_020), answer('refused', 4, retryAfter, NOW + 2_020)],
+	...[send(NOW + 2_100), answer('admitted', 5, {}, NOW + 2_100)],
+	...[send(NOW + 2_200), send(NOW + 2_200), answer('admitted', 6, {}, NOW + 2_200)],
+	...[answer('refused', 7, retryAfter, NOW + 2_200), send(NOW + 2_300)],
+];
 const setups = {
 	start: [],
 	'3 out': [send(), send(), send()],
@@ -43,6 +50,10 @@ const setups = {
 	'telling, 1 sent after refused': [...TELLING, answer('refused', 2)],
 	'telling, 1 sent before out': [send(), send(), send(), answer('refused', 2)],
 	'telling a lone Retry-After': [send(), answer('refused', 1, retryAfter), send(NOW + 25)],
+	'telling a Retry-After, 1 admitted from rest': [
+		...[send(), send(), answer('admitted', 1), answer('refused', 2, retryAfter), send(NOW + 25)],
+	],
+	'telling a Retry-After, 1 admitted since a pace was forgotten': FORGOTTEN,
 	probing: REFUSED_AFTER_ONE,
 	'probing, its probe out': [...REFUSED_AFTER_ONE, send(NOW + 1_000)],
 	'probing, one of before out': [
@@ -103,6 +114,19 @@ const CASES: Case[] = [
 	[
 		'telling a lone Retry-After',
 		answer('refused', 2, retryAfter),
+		'free',
+		['learn from the refusal', 'wait Retry-After'],
+	],
+	[
+		'telling a Retry-After, 1 admitted from rest',
+		answer('refused', 3, retryAfter, NOW + 25),
+		'paced',
+		['learn from the refusal', 'wait Retry-After'],
+	],
+	// Where the pace was forgotten the cycle began with whatever the limit had left: no rate.
+	[
+		'telling a Retry-After, 1 admitted since a pace was forgotten',
+		answer('refused', 8, retryAfter, NOW + 2_300),
 		'free',
 		['learn from the refusal', 'wait Retry-After'],
 	],
