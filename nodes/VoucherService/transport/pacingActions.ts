@@ -195,8 +195,14 @@ export const ACTIONS = {
 		s.allowance = 1;
 		s.windowResetAt = e.at + NEW_WINDOW_MS;
 	},
-	'grow the pace': (s, e: EventOf<'periodEnds'>) => nextCycle(s, e.at),
-	'start the next cycle': (s, e: EventOf<'periodEnds'>) => nextCycle(s, e.at),
+	'grow the pace': (s, e: EventOf<'periodEnds'>) => {
+		grow(s, s.cycle!);
+		startCycle(s, e.at, true);
+	},
+	'start the next cycle': (s, e: EventOf<'periodEnds'>) => {
+		s.cleanCycles = cleanCyclesAfter(s);
+		startCycle(s, e.at, true);
+	},
 	'count the send': (s, e: EventOf<'send'>) => {
 		if (s.allowance !== undefined) s.allowance--;
 		s.sentInCycle++;
@@ -394,12 +400,6 @@ function resume(s: Draft, sequence: number, sentAt: number): void {
 	} else {
 		s.mode = 'ramping';
 	}
-}
-
-function nextCycle(s: Draft, now: number): void {
-	s.cleanCycles = cleanCyclesAfter(s);
-	if (!s.retryAfterSeen && s.cleanCycles >= s.cyclesToGrow) grow(s, s.cycle!);
-	startCycle(s, now, true);
 }
 
 function grow(s: Draft, cycle: Pace): void {
