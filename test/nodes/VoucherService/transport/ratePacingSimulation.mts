@@ -107,7 +107,10 @@ export async function simulate(
 		const admitted = requests - refused;
 		return {
 			wallMs: lastAnswerAt - START,
-			floorMs: limiter && 'limit' in service ? floorMs(service.limit, admitted, firstAt!) : 0,
+			floorMs:
+				limiter && 'limit' in service
+					? floorMs(service.limit, Array(admitted).fill('POST'), firstAt!)
+					: 0,
 			refused,
 			requests,
 		};
