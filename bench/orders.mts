@@ -12,7 +12,8 @@
 // fields of the row: with 4, Reference, Product Code, Amount and Quantity are each
 // `={{ $json.… }}` in ours, and the DIY body's one expression takes the same four;
 // with 2, only reference and amount come from the row. First at the injected
-// latency, then at 0 ms for the per-request CPU cost. Then ours once more against a sandbox that answers 429 over
+// latency, beside plain fetch without n8n (a new connection per request, as n8n's helper, and
+// kept alive: what the service allows any client), then at 0 ms for the per-request CPU cost. Then ours once more against a sandbox that answers 429 over
 // BENCH_RATE_LIMIT requests/s: failed rows, 429s and the achieved rate.
 // A second n8n, started with --cpu-prof, runs both 0 ms variants again and its
 // profile is summarised over exactly the measured node's run.
@@ -79,15 +80,53 @@ const sideBySide = async (rest: Parameters<typeof runMeasured>[0], variants: Var
 	return all.map((runs) => ({ median: median(runs), all: runs.map((m) => fmt(m.nodeMs / 1000, 2)).join(' / ') }));
 };
 
+/**
+ * The same creates with no n8n and no node: plain fetch, as many in flight as ours had at its
+ * peak, a new connection for each (as n8n's HTTP helper opens one per request) or kept alive.
+ * What this service and machine allow any client, beside the floor's model.
+ */
+const plainClient = async (closeEach: boolean, inFlight: number): Promise<number> => {
+	sandbox.configure({ latencyMs: LATENCY });
+	sandbox.reset();
+	const { publicKey, secretKey } = sandbox.keys;
+	const headers: Record<string, string> = {
+		'content-type': 'application/json',
+		authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}`,
+		...(closeEach ? { connection: 'close' } : {}),
+	};
+	const prefix = `bench-plain-${++run}`;
+	let next = 0;
+	const started = performance.now();
+	await Promise.all(
+		Array.from({ length: inFlight }, async () => {
+			for (let i = next++; i < N; i = next++) {
+				const body = JSON.stringify({ reference: `${prefix}-${i}`, productCode: 'VCH-INSTANT', amount: 100, quantity: 1 });
+				const answer = await fetch(`${sandbox.url}/v2/orders`, { method: 'POST', headers, body });
+				if (answer.status !== 200) throw new Error(`plain client: HTTP ${answer.status}`);
+				await answer.text();
+			}
+		}),
+	);
+	return performance.now() - started;
+};
+const plainRuns = async (closeEach: boolean, inFlight: number) => {
+	const runs: number[] = [];
+	for (let round = 0; round < ROUNDS; round++) runs.push(await plainClient(closeEach, inFlight));
+	return { median: [...runs].sort((a, b) => a - b)[Math.floor((ROUNDS - 1) / 2)], all: runs.map((ms) => fmt(ms / 1000, 2)).join(' / ') };
+};
+
 // --- timed runs, side by side in one n8n
 const timed = await startBenchN8n();
 let at: Awaited<ReturnType<typeof sideBySide>>;
 let zero: Awaited<ReturnType<typeof sideBySide>>;
+let plain: Array<Awaited<ReturnType<typeof plainRuns>>> = [];
 let limited: Row[] = [];
 try {
 	const v = variantsFor(await createApiCredentials(timed.rest, sandbox));
 	for (const variant of [v.diy, v.ours]) await measure(timed.rest, variant, WARMUP, LATENCY); // JIT warm-up
 	at = await sideBySide(timed.rest, [v.diy, v.ours], LATENCY);
+	const inFlight = at[1].median.peak;
+	plain = [await plainRuns(true, inFlight), await plainRuns(false, inFlight)];
 	zero = await sideBySide(timed.rest, [v.diy, v.ours], 0);
 	if (RATE_LIMIT > 0) limited = await rateLimited(timed.rest, await createApiCredentials(timed.rest, sandbox));
 } finally {
@@ -102,6 +141,9 @@ const rows: Row[] = [
 	atMost(`wall time @${LATENCY} ms, ours (defaults) vs DIY`, oursAt.median.nodeMs / 1000, diyAt.median.nodeMs / 1000, 0.5, 's', 2),
 	// Issue #20's goals hold for a sheet's four mapped fields only.
 	...(MAPPED === 4 ? [atMost(`wall time @${LATENCY} ms, 4 fields mapped, ours vs DIY (issue #20)`, oursAt.median.nodeMs / 1000, diyAt.median.nodeMs / 1000, 0.35, 's', 2)] : []),
+	...plain.map(({ median, all }, i) => info(`no node: plain fetch, ${oursAt.median.peak} in flight, ${i === 0 ? 'a new connection each' : 'kept alive'} @${LATENCY} ms`, `${fmt(median / 1000, 2)} s`, `rounds ${all} s`)),
+	atMost(`wall time @${LATENCY} ms, ours vs the floor, requests × latency ÷ ${oursAt.median.peak} in flight (issue 41)`, oursAt.median.nodeMs / 1000, (N * LATENCY) / oursAt.median.peak / 1000, 1.5, 's', 2),
+	info(`wall time @${LATENCY} ms, ours vs plain fetch with a new connection each`, `${fmt(oursAt.median.nodeMs / plain[0].median, 2)} ×`, 'what is left to the node and n8n beyond the service and connections'),
 	...[diyZero, oursZero].map(({ median: m, all }) => info(`${m.label} @0 ms: node time`, `${fmt(m.nodeMs / 1000, 2)} s`, `peak ${m.peak} in flight; rounds ${all} s`)),
 	atMost('per-request overhead @0 ms, ours (defaults) vs DIY', perRow(oursZero.median), perRow(diyZero.median), 0.4, 'ms/req', 2),
 	...(MAPPED === 4 ? [atMost('per-request overhead @0 ms, 4 fields mapped, ours vs DIY (issue #20)', perRow(oursZero.median), perRow(diyZero.median), 0.25, 'ms/req', 2)] : []),
