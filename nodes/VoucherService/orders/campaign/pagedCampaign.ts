@@ -8,7 +8,13 @@ import { waitForTerminalStatus } from '../lookup';
 import { placeOrder, ReferenceExistsError } from '../core/placeOrder';
 import type { RunTally } from '../core/runSummary';
 import type { RunReads } from './runReads';
-import { blockOrderReference, blockOrders, oldNameProblem, rowBlock } from './rowBlocks';
+import {
+	blockOrderReference,
+	blockOrders,
+	oldBlockOrders,
+	oldNameProblem,
+	rowBlock,
+} from './rowBlocks';
 import type { BlockReading } from './rowBlocks';
 import { planNewOrders } from './newOrders';
 import type { NewOrder } from './newOrders';
@@ -27,10 +33,10 @@ import {
 
 /*
  * A campaign fed in pages (Row ID set): by Loop Over Items, one page per sub-workflow or
- * execution, two executions at once. Rows are grouped by ID into blocks, and each block numbers
- * its own orders (rowBlocks.ts). A page reads only its own blocks' orders, so what a page
- * costs never depends on the pages before it: one look-up and one create per block on a
- * first run, one look-up on a re-run.
+ * execution, two executions at once. Rows are grouped by ID into blocks of 1,000, and each block
+ * numbers its own orders (rowBlocks.ts says why 1,000, and what a page costs). A page reads only
+ * its own blocks' orders: on a first run one look-up per block (and 0.3.0's names), then its
+ * creates; on a re-run one look-up per order of its blocks, up to the last that holds its rows.
  *
  * Why a block's orders have no gap, so that reading them stops at the first `04`: every run
  * creates a block's orders one at a time, `n + 1` only once `n` exists (created, or found),
@@ -76,27 +82,37 @@ async function settledOrder(
 	return waited.order;
 }
 
+const allHeld = (rows: CampaignRow[], orders: CampaignOrder[]) =>
+	reconcile(rows, orders).every((decision) => decision.kind === 'held');
+
 /**
- * A block's orders, in number order, up to the first missing one or until every row is held.
- * A page's blocks are read at once, beside the pacing's ramp (a burst, as a whole sheet's
- * discovery): a page is one execution, and ramping its look-ups up from the pacing's start
- * cost every page of a campaign three round trips.
+ * A block's orders, in number order, up to the first missing one or until every row is held;
+ * when a row is left unheld, 0.3.0's orders of the block too (`oldNames`), before them. A page's
+ * blocks are read at once, beside the pacing's ramp (a burst, as a whole sheet's discovery): a
+ * page is one execution, and ramping its look-ups up from the pacing's start cost every page of
+ * a campaign three round trips.
  */
 async function pageBlockOrders(
 	client: VoucherApiClient,
 	base: string,
 	rows: CampaignRow[],
 	deadline: number,
-	reading: BlockReading,
+	reading: BlockReading & { oldNames: boolean },
 ): Promise<CampaignOrder[]> {
 	const orders: CampaignOrder[] = [];
 	const { itemIndex } = rows[0];
 	const block = rowBlock(rows[0].rowId ?? '0');
+	const settled = async (found: CampaignOrder) => ({
+		...found,
+		order: await settledOrder(client, found.order, deadline, itemIndex),
+	});
 	for await (const found of blockOrders(client, base, block, itemIndex, reading)) {
-		orders.push({ ...found, order: await settledOrder(client, found.order, deadline, itemIndex) });
-		if (reconcile(rows, orders).every((decision) => decision.kind === 'held')) break;
+		orders.push(await settled(found));
+		if (allHeld(rows, orders)) return orders;
 	}
-	return orders;
+	if (!reading.oldNames) return orders;
+	const old = await oldBlockOrders(client, base, block, itemIndex, reading.burst);
+	return [...(await Promise.all(old.map(settled))), ...orders];
 }
 
 /** A block with orders under 0.3.0's names, when the user has not said whose they are. */
@@ -217,7 +233,9 @@ export async function planPagedCampaign(
 		plan.settled.push(...settled);
 		plan.held += held;
 		if (newRows.length === 0) return;
-		const next = Math.max(0, ...orders.map(({ number }) => number)) + 1;
+		// 0.3.0's orders are numbered in their own blocks of 100: today's go on from today's highest.
+		const current = orders.filter((order) => !order.oldName);
+		const next = Math.max(0, ...current.map(({ number }) => number)) + 1;
 		const planned = planNewOrders(node, newRows, settings, next, (number) =>
 			blockOrderReference(base, block, number),
 		);
