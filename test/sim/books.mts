@@ -23,6 +23,7 @@ import {
 	PRODUCTS_WITH_VOUCHERS,
 	recipientKey,
 	scopeOf,
+	scopeOfName,
 	slotOf,
 } from './model.mts';
 import type { Decision, Limits, ModelRow, ModelVoucher, Scope } from './model.mts';
@@ -185,9 +186,9 @@ export class Books {
 				.map((row) => scopeOf(row.rowId));
 			common = common ? common.filter((scope) => scopes.includes(scope)) : scopes;
 		}
-		const named = /-b(\d+)-n?\d+$/.exec(String(body.reference))?.[1];
-		const byName = common?.find((scope) => scope === `b${named}`);
-		return byName ?? common?.[0] ?? 'b-1';
+		const named = scopeOfName(String(body.reference));
+		const byName = common?.find((scope) => scope === named);
+		return byName ?? common?.[0] ?? 'k-1';
 	}
 
 	/**

@@ -13,6 +13,7 @@ import {
 	READ_CAPS,
 	recipientKey,
 	scopeOf,
+	scopeOfName,
 	specRefusal,
 	validInput,
 } from './model.mts';
@@ -24,8 +25,8 @@ const ORDER_LOOKUP = /^\/v2\/orders\/(?!templates$)([^/]+)$/;
 /** The scope a look-up of the execution's own campaign reads: a block, the whole sheet, or none. */
 function readScope(base: string, reference: string): string | undefined {
 	const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-	const block = new RegExp(`^${escaped}-b(\\d+)-n?\\d+$`).exec(reference);
-	if (block) return `b${block[1]}`;
+	const block = new RegExp(`^${escaped}(-k\\d+-n\\d+|-b\\d+-\\d+)$`).exec(reference);
+	if (block) return scopeOfName(block[1]);
 	return new RegExp(`^${escaped}-\\d+$`).test(reference) ? 'sheet' : undefined;
 }
 
