@@ -17,7 +17,12 @@ export async function legacyRun(
 ): Promise<SentRequest[]> {
 	const orders = new Map<string, ModelRow[]>();
 	for (const row of rows.filter((r) => buyable(r, false))) {
-		const key = JSON.stringify([`b${oldBlockOf(row.rowId)}`, row.product, row.amount, row.template]);
+		const key = JSON.stringify([
+			`b${oldBlockOf(row.rowId)}`,
+			row.product,
+			row.amount,
+			row.template,
+		]);
 		orders.set(key, [...(orders.get(key) ?? []), row]);
 	}
 	const numbers = new Map<string, number>();

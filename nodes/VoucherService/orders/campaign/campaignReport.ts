@@ -170,7 +170,10 @@ async function readBlocks(
 		if (left < 0) throw tooManyOrders(client.node, itemIndex, base);
 		if (old.length > 0 && oldNames === 'refuse') {
 			const [message, description] = oldNameProblem(old[0].reference, 'its block is not reported');
-			throw operationError(client.node, `Item ${itemIndex}: ${message}`, { itemIndex, description });
+			throw operationError(client.node, `Item ${itemIndex}: ${message}`, {
+				itemIndex,
+				description,
+			});
 		}
 		return foundOf([...old, ...orders]);
 	});

@@ -33,7 +33,7 @@ describe('requests a row, pages of 1,000 IDs with three amounts in every block',
 	const sheet = () =>
 		table(3000, 0).map((row, i) => ({ ...row, amount: AMOUNTS[i % AMOUNTS.length] }));
 
-	it('reading 0.3.0\'s names (the default): 0.056 first, 0.012 again', async () => {
+	it("reading 0.3.0's names (the default): 0.056 first, 0.012 again", async () => {
 		const base = uniqueReference('cost');
 		const rows = sheet();
 		// Per page: 1 look-up (-n1), 10 of 0.3.0's names, 32 for whole-sheet orders, the wallet,

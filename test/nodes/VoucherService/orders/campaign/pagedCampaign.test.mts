@@ -165,7 +165,11 @@ describe('a campaign fed in pages by Row ID', () => {
 
 	it('a failed order stops its block only; a re-run buys what is left, once', async () => {
 		const base = uniqueReference('fails');
-		const rows = table(300).map((row) => ({ ...row, id: row.id * 10, template: row.id >= 200 ? 99 : 1 }));
+		const rows = table(300).map((row) => ({
+			...row,
+			id: row.id * 10,
+			template: row.id >= 200 ? 99 : 1,
+		}));
 		const extra = { ...byId.extra, templateId: '={{ $json.template }}' };
 		const first = await runCampaign(base, rows, {}, { extra, continueOnFail: true });
 		const failed = first.json.filter((row) => row.error);
