@@ -21,6 +21,7 @@ import {
 } from '../../nodes/VoucherService/shared/concurrency';
 import { START_LIMIT } from '../../nodes/VoucherService/transport/adaptiveConcurrency';
 import { REQUEST_TIMEOUT_MS } from '../../nodes/VoucherService/transport/client';
+import { PROBE_GROWTH } from '../../nodes/VoucherService/transport/pacingActions';
 import {
 	CREATE_RETRY,
 	INTERACTIVE_PATIENCE_MS,
@@ -64,11 +65,12 @@ const FACTS: Fact[] = [
 	],
 	['docs/operations.md', '| Wait Timeout (Seconds) | # |', [DEFAULT_WAIT_TIMEOUT_SECONDS]],
 	['docs/operations.md', '| Recipients per Order | # |', [DEFAULT_RECIPIENTS_PER_ORDER]],
-	['docs/operations.md', 'Each run of the node sends # request first', [START_LIMIT]],
-	['docs/operations.md', 'a wait is cut to # s', [MAX_RETRY_AFTER_MS / SECOND]],
+	['docs/operations.md', 'Each run sends # request first', [START_LIMIT]],
+	['docs/operations.md', 'waits cut to # s', [MAX_RETRY_AFTER_MS / SECOND]],
+	['docs/operations.md', 'each wait # times longer', [PROBE_GROWTH]],
 	[
 		'docs/operations.md',
-		'This patience ends after # minutes without an admission',
+		'Patience ends after # minutes without an admission',
 		[REFUSAL_PATIENCE_MS / MINUTE],
 	],
 	[
@@ -83,12 +85,12 @@ const FACTS: Fact[] = [
 	],
 	[
 		'docs/operations.md',
-		'the wait doubles from # ms to at most # s',
+		'Retry waits double from # ms to at most # s',
 		[READ_RETRY.baseDelayMs, READ_RETRY.maxDelayMs / SECOND],
 	],
 	[
 		'docs/operations.md',
-		'the wait doubles from # ms to at most # s',
+		'Retry waits double from # ms to at most # s',
 		[CREATE_RETRY.baseDelayMs, CREATE_RETRY.maxDelayMs / SECOND],
 	],
 	// Equal jitter: the first wait is between half its step and the whole step.

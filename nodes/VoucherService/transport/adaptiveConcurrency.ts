@@ -1,7 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { RatePacing } from './ratePacing';
-import type { RateHints } from './ratePacing';
+import type { RateHints } from './rateHints';
 
 /**
  * The slow start's first round after the opening request, which goes alone. Until a round at
@@ -143,7 +143,7 @@ export class AdaptiveConcurrency {
 		const now = this.now();
 		const latency = now - slot.startedAt;
 		// A 500 was let through any limiter in front: for the rate it counts as admitted.
-		const outcome = answer.refused ? 'refused' : answer.unanswered ? 'failed' : 'admitted';
+		const outcome = answer.refused ? 'refused' : answer.unanswered ? 'unanswered' : 'admitted';
 		this.rate.onAnswer(slot.rateSequence, slot.startedAt, outcome, answer.hints);
 		if (answer.refused) return this.dispatch();
 		if (!answer.overloaded) this.observeLatency(slot, latency);

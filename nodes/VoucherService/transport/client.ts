@@ -10,7 +10,7 @@ import type {
 import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { answerIdentity } from './answerIdentity';
 import { asNodeError, VoucherApiError } from './errors';
-import { readRateHints } from './ratePacing';
+import { readRateHints } from './rateHints';
 import {
 	backoffDelay,
 	isNotNow,

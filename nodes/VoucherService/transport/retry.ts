@@ -37,7 +37,7 @@ export const REFUSAL_PATIENCE_MS = 5 * 60_000;
  * A gateway's short storm passes within it (nginx's burst refills in a second, an upstream
  * restarts in seconds), and it leaves room for several of the pacing's probes; longer, the
  * person learns more from an error than from a spinner. The probes grow apart (see
- * ratePacing.ts), so the last may land a few seconds after it.
+ * pacingActions.ts), so the last may land a few seconds after it.
  */
 export const INTERACTIVE_PATIENCE_MS = 10_000;
 

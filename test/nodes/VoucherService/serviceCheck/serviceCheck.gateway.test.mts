@@ -10,7 +10,7 @@ import { apiRequests, runVoucher, sandboxForThisFile } from '../voucherNodeRunne
 
 // Both patiences cut to a test's length, the short one still shorter: each message names its own.
 // The short one still outlasts three refusals before any admission: the pacing's probes after
-// them go out about 1, 2.6 and 5.2 s after the first (ratePacing.ts).
+// them go out about 1, 2.6 and 5.2 s after the first (pacingActions.ts).
 vi.mock('../../../../nodes/VoucherService/transport/retry', async (original) => ({
 	...(await original<typeof import('../../../../nodes/VoucherService/transport/retry')>()),
 	REFUSAL_PATIENCE_MS: 12_000,

@@ -6,7 +6,7 @@ import {
 	START_LIMIT,
 } from '../../../../nodes/VoucherService/transport/adaptiveConcurrency';
 import type { Slot } from '../../../../nodes/VoucherService/transport/adaptiveConcurrency';
-import { readRateHints } from '../../../../nodes/VoucherService/transport/ratePacing';
+import { readRateHints } from '../../../../nodes/VoucherService/transport/rateHints';
 import { createRateLimiter } from '../../../../sandbox/rateLimit.mts';
 
 /**

@@ -2,13 +2,14 @@
  * A run of the node's pacing (AdaptiveConcurrency and its RatePacing, as they are) against the
  * sandbox's rate limiters and faults, on vitest's fake clock: `rows` creates, Maximum
  * Concurrency at its default, each answered `latencyMs` after it is sent (the limiter counts
- * it halfway). A refusal is sent again at the pacing's time; a 500 is followed by a look-up,
- * then, after the create's backoff, by the create again, as placeOrder does.
+ * it halfway), and up to `lateByMs` later at random, out of order, as a loaded host reads them.
+ * A refusal is sent again at the pacing's time; a 500 is followed by a look-up, then, after the
+ * create's backoff, by the create again, as placeOrder does.
  */
 import { vi } from 'vitest';
 
 import { AdaptiveConcurrency } from '../../../../nodes/VoucherService/transport/adaptiveConcurrency';
-import { readRateHints } from '../../../../nodes/VoucherService/transport/ratePacing';
+import { readRateHints } from '../../../../nodes/VoucherService/transport/rateHints';
 import { backoffDelay, CREATE_RETRY } from '../../../../nodes/VoucherService/transport/retry';
 import {
 	DEFAULT_CONCURRENCY,
@@ -40,7 +41,7 @@ type Answer = {
 export async function simulate(
 	service: Service,
 	rows: number,
-	{ latencyMs = 25, seed = 1, startMs = 0 } = {},
+	{ latencyMs = 25, seed = 1, startMs = 0, lateByMs = 0 } = {},
 ): Promise<SimulatedRun> {
 	// Where the run starts on the clock: a fixed window's grid is on it.
 	const START = EPOCH + startMs;
@@ -54,6 +55,9 @@ export async function simulate(
 		let firstAt: number | undefined;
 		let lastAnswerAt = START;
 		const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+		// Its own draws, so the backoffs' stay as they were.
+		let lateDraws = seed;
+		const late = () => (lateDraws = (lateDraws * 48_271) % 2_147_483_647) / 2_147_483_647;
 		const send = async (): Promise<Answer['outcome']> => {
 			const slot = await pacing.acquire();
 			requests++;
@@ -61,6 +65,7 @@ export async function simulate(
 			await after(latencyMs / 2);
 			const answer = answerNow();
 			await after(latencyMs / 2);
+			if (lateByMs > 0) await after(Math.floor(late() * lateByMs));
 			if (answer.outcome === 'refused') refused++;
 			lastAnswerAt = Date.now();
 			pacing.release(slot, {

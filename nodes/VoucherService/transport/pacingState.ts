@@ -1,0 +1,188 @@
+import type { RateHints } from './rateHints';
+
+/*
+ * What the pacing knows (PacingState), the events it reads, and the waits its state implies.
+ * The decisions are the table's, in ratePacing.ts.
+ */
+
+export type Phase = 'free' | 'telling' | 'probing' | 'ramping' | 'paced';
+
+/** `unanswered`: no answer at all (a reset, a timeout), which tells nothing about the rate. */
+export type Outcome = 'admitted' | 'refused' | 'unanswered';
+
+export interface Answered {
+	at: number;
+	sequence: number;
+	sentAt: number;
+	hints: RateHints;
+	/** A refusal told from a sporadic one: it is learnt from. */
+	confirmed?: boolean;
+}
+
+type Timed = 'send' | 'windowEnds' | 'periodEnds';
+
+/** A send, and the timers due when it is sent; an answer, and the hint its headers carry. */
+export type PacingEvent =
+	| { [K in Timed]: { kind: K; at: number } }[Timed]
+	| { kind: 'hint'; sequence: number; hints: RateHints }
+	| { [K in Outcome]: { kind: K } & Answered }[Outcome];
+
+export type Kind = PacingEvent['kind'];
+export type EventOf<K extends Kind> = Extract<PacingEvent, { kind: K }>;
+
+/** The longest a probe, or a request that tells a refusal apart, is waited for. */
+export const MAX_PROBE_MS = 60_000;
+
+/*
+ * A learnt period is waited this much longer: a cycle a few ms early (our clock, the network)
+ * is refused, and a Retry-After in whole seconds then costs up to a second.
+ */
+export const PERIOD_MARGIN = 1.02;
+
+/*
+ * The longest the pacing holds requests back, like the longest Retry-After or Reset honoured.
+ * A longer wait comes from a period learnt from a slow cycle (it is only relearnt on a
+ * refusal, so a too-long one could keep every later cycle slow) or from the clock being set
+ * back; either would keep an execution idle for as long, so it is cut to this.
+ */
+export const MAX_WAIT_MS = 60_000;
+
+/** What the pacing keeps to: `budget` requests per cycle of `periodMs` (unknown while learnt). */
+export interface Pace {
+	budget: number;
+	periodMs?: number;
+}
+
+/** A refusal not yet told from a sporadic one. */
+export interface Unconfirmed {
+	sequence: number;
+	sentAt: number;
+	/** When it was answered. */
+	at: number;
+	hints: RateHints;
+	/** Requests sent after it and refused too. */
+	refusedAfter: number;
+	/** None sent after it was out: the next one tells. */
+	lone: boolean;
+}
+
+/**
+ * All the pacing knows. Cycles: a cycle starts where admissions resume after a refusal (when
+ * Retry-After has passed, or when a probe is admitted); what it admits before a refusal is the
+ * budget, the time to the next start the period: a fixed window, a token bucket's refill, or one
+ * request per 1/rate behind a leaky bucket with a burst (nginx).
+ */
+export interface PacingState {
+	readonly sent: number;
+	readonly unanswered: readonly number[];
+	/** No request before this (a Retry-After, a probe's wait). */
+	readonly pausedUntil: number;
+	/** Told by Remaining/Reset: what may still be sent before windowResetAt. */
+	readonly allowance?: number;
+	readonly windowResetAt: number;
+	/** The request whose answer told the window. */
+	readonly windowSequence: number;
+	/** Probing for a resumption, or ramping after one: which of the two. */
+	readonly mode?: 'probing' | 'ramping';
+	readonly cycle?: Readonly<Pace>;
+	/** The pace before the last growth, while the grown one is on trial. */
+	readonly beforeGrowth?: Readonly<Pace>;
+	/**
+	 * Where the current cycle started: a resumption, or the first send (which tells no period).
+	 * A probe's admission shows admissions resumed after the last refused send, `since`.
+	 */
+	readonly cycleStart?: { readonly at: number; readonly resumed: boolean; readonly since?: number };
+	/** Answers to requests older than this count for no cycle. */
+	readonly cycleFirstSequence: number;
+	readonly sentInCycle: number;
+	readonly admittedInCycle: number;
+	readonly refusedInCycle: boolean;
+	readonly cleanCycles: number;
+	readonly cyclesToGrow: number;
+	/** Probes wait from here: the send of the last admitted request. */
+	readonly probeAnchor: number;
+	readonly probeMs: number;
+	/** The first probe's wait when it was guessed from the burst. */
+	readonly guessedProbeMs?: number;
+	/** The probe in flight waited the guess. */
+	readonly probingAtGuess: boolean;
+	/** The wait after which the last probe was admitted. */
+	readonly resumedAfterMs?: number;
+	/** The single probe, while no other request may go (at most MAX_PROBE_MS). */
+	readonly probeInFlight?: { readonly sequence: number; readonly sentAt: number };
+	readonly unconfirmed?: Readonly<Unconfirmed>;
+	readonly lastAdmittedSentAt?: number;
+	readonly lastPacedRefusalSentAt?: number;
+	readonly lastRefusedSentAt?: number;
+	/** When the last ADMISSIONS_KEPT admitted requests were sent. */
+	readonly admissions: readonly number[];
+	readonly retryAfterSeen: boolean;
+	/** Sporadic refusals at the learnt pace since the last that was not. */
+	readonly sporadicAtPace: number;
+}
+
+export function phaseOf(s: PacingState): Phase {
+	if (s.unconfirmed) return 'telling';
+	return s.mode ?? (s.cycle ? 'paced' : 'free');
+}
+
+/** Whether the service has told how many requests its window still admits. */
+export const told = (s: PacingState) => s.allowance !== undefined;
+
+/** The earliest time the next request may be sent, at most MAX_WAIT_MS ahead (see there). */
+export function nextSendAt(state: PacingState, now: number): { at: number; state: PacingState } {
+	const at = waitEnd(state);
+	const latest = now + MAX_WAIT_MS;
+	if (at <= latest) return { at, state };
+	return { at: latest, state: shiftBack(state, at - latest) };
+}
+
+function waitEnd(s: PacingState): number {
+	let at = s.pausedUntil;
+	// Waiting for an answer: a probe's, the one that tells a refusal sporadic, or the ramp's.
+	if (s.probeInFlight) at = Math.max(at, s.probeInFlight.sentAt + MAX_PROBE_MS);
+	// A refusal being told apart: its later requests' answers; with none out, one goes to tell.
+	if (s.unconfirmed && sentAfter(s, s.unconfirmed.sequence))
+		at = Math.max(at, s.unconfirmed.at + MAX_PROBE_MS);
+	if (s.sentInCycle >= rampCap(s) && cycleInFlight(s))
+		at = Math.max(at, s.cycleStart!.at + MAX_PROBE_MS);
+	if (s.allowance !== undefined && s.allowance <= 0) at = Math.max(at, s.windowResetAt);
+	if (s.cycle?.periodMs !== undefined && s.cycleStart && s.sentInCycle >= s.cycle.budget)
+		at = Math.max(at, periodEnd(s, s.cycleStart));
+	return at;
+}
+
+export const periodEnd = (s: PacingState, start: { at: number }) =>
+	start.at + (s.cycle?.periodMs ?? Infinity) * PERIOD_MARGIN;
+
+/**
+ * What a cycle may send before more of its answers are in, where what it admits is not known:
+ * after a probe's admission, or beyond its budget while the period is not known. One, then
+ * twice what was admitted beyond what is known.
+ */
+function rampCap(s: PacingState): number {
+	const ramping = s.mode === 'ramping';
+	if (!s.cycle || (!ramping && s.cycle.periodMs !== undefined)) return Infinity;
+	const known = ramping ? 0 : s.cycle.budget;
+	return known + Math.max(1, 2 * (s.admittedInCycle - known));
+}
+
+const cycleInFlight = (s: PacingState) =>
+	s.unanswered.some((sequence) => sequence >= s.cycleFirstSequence);
+
+/** Whether a request sent after this one is still unanswered. */
+export const sentAfter = (s: PacingState, sequence: number) =>
+	s.unanswered.some((other) => other > sequence);
+
+/** Brings every time the wait runs to earlier by `ms`, so the wait keeps its shape. */
+function shiftBack(s: PacingState, ms: number): PacingState {
+	const earlier = <T extends { at: number }>(o: T | undefined) => o && { ...o, at: o.at - ms };
+	return {
+		...s,
+		pausedUntil: s.pausedUntil - ms,
+		windowResetAt: s.windowResetAt - ms,
+		probeInFlight: s.probeInFlight && { ...s.probeInFlight, sentAt: s.probeInFlight.sentAt - ms },
+		unconfirmed: earlier(s.unconfirmed),
+		cycleStart: earlier(s.cycleStart),
+	};
+}
