@@ -21,6 +21,7 @@ import {
 	kobo,
 	outcomeOf,
 	PRODUCTS_WITH_VOUCHERS,
+	oldBlockOfName,
 	recipientKey,
 	scopeOf,
 	scopeOfName,
@@ -334,7 +335,8 @@ export class Books {
 		});
 		for (const { order, scope } of [...this.ordersOf(base), ...oldNamesMet]) {
 			if (!PRODUCTS_WITH_VOUCHERS.includes(order.productCode)) continue;
-			const held = order.recipients.map((r) => ({ ...r, value: order.amount }));
+			const oldBlock = scope === 'sheet' ? undefined : oldBlockOfName(order.reference);
+			const held = order.recipients.map((r) => ({ ...r, value: order.amount, oldBlock }));
 			byScope.set(scope, [...(byScope.get(scope) ?? []), ...held]);
 		}
 		const decisions = new Map<ModelRow, Decision>();

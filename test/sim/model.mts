@@ -12,7 +12,8 @@
  *    sheet of that name holds them, and a paged base of that name is refused for them.
  * C2 Scope. A whole-sheet campaign is one scope. A paged one has a scope per block of 1,000 Row
  *    IDs (IDs 12000–12999 are block 12), 0.3.0's orders of its blocks of 100 (IDs 12300–12399
- *    were its block 123) included. A run matches rows only against vouchers of their own scope.
+ *    were its block 123) included. A run matches rows only against vouchers of their own scope,
+ *    and those of 0.3.0's orders only to rows of their block of 100, as 0.3.0 did.
  * C3 A recipient is e-mail, first and last name, each trimmed and in any case; a value is
  *    compared in kobo. A voucher is held whatever its status.
  * C4 Never more: in a scope, a recipient at a value holds at most as many vouchers as the most
@@ -76,6 +77,8 @@ export interface ModelVoucher {
 	lastName: string | null;
 	email: string | null;
 	value: number;
+	/** In an order under 0.3.0's name: its block of 100, whose rows alone it can hold (C2). */
+	oldBlock?: number;
 }
 
 const ROW_BLOCK_SIZE = 1000;
@@ -111,6 +114,20 @@ export const scopeOf = (rowId: number | undefined): Scope =>
 
 /** 0.3.0's block of 100 of a Row ID, which named its orders `<base>-b<block>-<m>`. */
 export const oldBlockOf = (rowId: number | undefined) => Math.floor((rowId ?? 0) / OLD_BLOCK_SIZE);
+
+/** 0.3.0's block of 100 named by a paged order's reference `<base>-b<block>-<m>`, if so named. */
+export function oldBlockOfName(reference: string): number | undefined {
+	const old = /-b(\d+)-\d+$/.exec(reference);
+	return old ? Number(old[1]) : undefined;
+}
+
+/** Whether a paged order can hold a row under C2: one of 0.3.0's only in the row's block of 100. */
+export const fitsOldBlock = (reference: string, row: ModelRow) =>
+	(oldBlockOfName(reference) ?? oldBlockOf(row.rowId)) === oldBlockOf(row.rowId);
+
+/** The same for a voucher as the books hold it. */
+export const mayHold = (voucher: ModelVoucher, row: ModelRow) =>
+	voucher.oldBlock === undefined || voucher.oldBlock === oldBlockOf(row.rowId);
 
 /** The scope of a paged order by its name, today's `-k<block>-n<m>` or 0.3.0's `-b<block>-<m>`. */
 export function scopeOfName(reference: string): Scope | undefined {
@@ -174,6 +191,7 @@ export function cleanRunDecisions(rows: ModelRow[], vouchers: ModelVoucher[]): D
 		const same = unclaimed.find(
 			(held) =>
 				!held.claimed &&
+				mayHold(held.voucher, row) &&
 				recipientKey(held.voucher) === recipientKey(row) &&
 				kobo(held.voucher.value) === kobo(row.amount),
 		);
@@ -183,12 +201,16 @@ export function cleanRunDecisions(rows: ModelRow[], vouchers: ModelVoucher[]): D
 	return rows.map((row, index): Decision => {
 		if (claims[index]) return 'held';
 		const otherValue = vouchers.some(
-			(v) => recipientKey(v) === recipientKey(row) && kobo(v.value) !== kobo(row.amount),
+			(v) =>
+				mayHold(v, row) &&
+				recipientKey(v) === recipientKey(row) &&
+				kobo(v.value) !== kobo(row.amount),
 		);
 		if (otherValue) return 'refusedValue';
 		const renamed = unclaimed.find(
 			(held) =>
 				!held.claimed &&
+				mayHold(held.voucher, row) &&
 				mailbox(held.voucher.email) === mailbox(row.email) &&
 				recipientKey(held.voucher) !== recipientKey(row),
 		);

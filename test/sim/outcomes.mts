@@ -12,6 +12,7 @@ import {
 	outcomeOf,
 	READ_CAPS,
 	recipientKey,
+	fitsOldBlock,
 	scopeOf,
 	scopeOfName,
 	specRefusal,
@@ -136,6 +137,11 @@ function checkVoucher(books: Books, execution: ExecutionRecord, { row, json, out
 		fail(
 			'voucher-of-another-scope',
 			`${order.reference} holds ${owner.scope}, the row is in ${scopeOf(row.rowId)}`,
+		);
+	else if (owner.scope !== 'sheet' && !overlap && !fitsOldBlock(order.reference, row))
+		fail(
+			'voucher-of-another-scope',
+			`${order.reference} is 0.3.0's, of another block of 100 than row ID ${row.rowId}`,
 		);
 	if (
 		recipientKey(found.voucher) !== recipientKey(row) ||

@@ -11,6 +11,7 @@ import type { RunReads } from './runReads';
 import {
 	blockOrderReference,
 	blockOrders,
+	holdsRowOf,
 	oldBlockOrders,
 	oldNameProblem,
 	rowBlock,
@@ -230,17 +231,18 @@ export async function planPagedCampaign(
 	const plan: PagedPlan = { settled: [], held: 0, blocks: [], chunked: [] };
 	grouped.forEach(([block, blockRows], index) => {
 		const orders = found[index];
-		const old = orders.find((order) => order.oldName);
+		const old = orders.find((order) => order.oldBlock !== undefined);
 		if (old && settings.oldBlockNames === 'refuse') {
 			plan.settled.push(...refuseOldNames(node, blockRows, old));
 			return;
 		}
-		const { settled, newRows, held } = splitDecisions(reconcile(blockRows, orders), settle);
+		const decisions = reconcile(blockRows, orders, holdsRowOf);
+		const { settled, newRows, held } = splitDecisions(decisions, settle);
 		plan.settled.push(...settled);
 		plan.held += held;
 		if (newRows.length === 0) return;
 		// 0.3.0's orders are numbered in their own blocks of 100: today's go on from today's highest.
-		const current = orders.filter((order) => !order.oldName);
+		const current = orders.filter((order) => order.oldBlock === undefined);
 		const next = Math.max(0, ...current.map(({ number }) => number)) + 1;
 		const planned = planNewOrders(node, newRows, settings, next, (number) =>
 			blockOrderReference(base, block, number),
@@ -279,7 +281,7 @@ export function blockJob(
 	const taken = (next: NewOrder, order: Order) => {
 		orders.push({ number: next.number, reference: next.order.request.body.reference, order });
 		const pending = new Set([next, ...queue].flatMap((o) => o.rows));
-		const decisions = reconcile(plan.rows, orders).filter((d) => pending.has(d.row));
+		const decisions = reconcile(plan.rows, orders, holdsRowOf).filter((d) => pending.has(d.row));
 		const { settled, newRows, held } = splitDecisions(decisions, settle);
 		outcomes.push(...settled);
 		tally.held += held;

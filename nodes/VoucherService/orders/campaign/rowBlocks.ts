@@ -1,6 +1,6 @@
 import type { VoucherApiClient } from '../../transport/client';
 import { operationError } from '../../transport/errors';
-import type { CampaignOrder } from '../types';
+import type { CampaignOrder, CampaignRow } from '../types';
 import { findOrder } from '../lookup';
 
 /*
@@ -41,8 +41,9 @@ import { findOrder } from '../lookup';
  * the whole-sheet campaign `<base>-b123` also names: an order found under such a name cannot be
  * told apart, so the user says whose it is (Orders Named by 0.3.0). They are read, never
  * created: the ten blocks of 100 in a block, each up to its first miss, whenever a page has a
- * row of the block that today's orders do not hold; so the block is one scope whatever the
- * page, and a re-run whose rows are held reads none of them.
+ * row of the block that today's orders do not hold, so what a page reads does not depend on
+ * where it was cut. Each holds only rows of its own block of 100 (holdsRowOf), as in 0.3.0,
+ * and a re-run whose rows are held reads none of them.
  */
 const ROW_BLOCK_DIGITS = 3;
 export const ROW_BLOCK_SIZE = 10 ** ROW_BLOCK_DIGITS;
@@ -71,6 +72,18 @@ export const blockOrderReference = (base: string, block: string, number: number)
 /** 0.3.0's name of an order of its block of 100: read, never created, so its campaigns can finish. */
 const legacyBlockOrderReference = (base: string, oldBlock: string, number: number) =>
 	`${base}-b${oldBlock}-${number}`;
+
+/** 0.3.0's block of 100 of a Row ID given as digits without leading zeros. */
+const oldBlockOf = (rowId: string) =>
+	rowId.length > OLD_BLOCK_DIGITS ? rowId.slice(0, -OLD_BLOCK_DIGITS) : '0';
+
+/**
+ * Whether an order can hold a row: 0.3.0's orders only the rows of their own block of 100, as
+ * 0.3.0 read them. Counting them for the whole block would let the clash of their names with
+ * the whole-sheet campaign `<base>-b<k>` reach ten times the rows.
+ */
+export const holdsRowOf = (order: CampaignOrder, row: CampaignRow) =>
+	order.oldBlock === undefined || order.oldBlock === oldBlockOf(row.rowId ?? '0');
 
 /** 0.3.0's blocks of 100 within a block: 0 to 9 in block 0, 120 to 129 in block 12. */
 const oldBlocksOf = (block: string) =>
@@ -141,7 +154,7 @@ export function blockOrders(
 }
 
 /**
- * The orders of the block under 0.3.0's names (marked `oldName`): its ten blocks of 100 read at
+ * The orders of the block under 0.3.0's names (marked with their `oldBlock`): its ten blocks of 100 read at
  * once, each up to its first `04` (0.3.0 kept them gap-free the same way), in block order.
  */
 export async function oldBlockOrders(
@@ -165,7 +178,7 @@ export async function oldBlockOrders(
 				itemIndex,
 				reading,
 			))
-				orders.push({ ...found, oldName: true });
+				orders.push({ ...found, oldBlock });
 			return orders;
 		}),
 	);

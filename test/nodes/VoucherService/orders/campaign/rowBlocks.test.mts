@@ -100,6 +100,30 @@ describe("the names of a block's orders", () => {
 		expect(read.filter((entry) => /-b\d+-\d+$/.test(entry.path))).toEqual([]);
 	});
 
+	it("0.3.0's orders hold only rows of their own block of 100, as in 0.3.0", async () => {
+		const base = uniqueReference('scope');
+		const rows = table(3, 0); // 0.3.0's block 0
+		const moved = rows.map((row, i) => ({ ...row, id: 100 + i })); // the same people in its block 1
+		await placeDirectly(`${base}-b1-1`, moved);
+
+		const own = await runCampaign(base, rows, { oldBlockNames: 'thisCampaign' }, byId);
+		expect(own.error).toBeUndefined();
+		expect(own.json.map((row) => [row.reference, row.alreadyExisted])).toEqual(
+			rows.map(() => [`${base}-k0-n1`, false]),
+		);
+		const both = await runCampaign(
+			base,
+			[...rows, ...moved],
+			{ oldBlockNames: 'thisCampaign' },
+			byId,
+		);
+		expect(both.posts).toBe(0);
+		expect(both.json.map((row) => [row.reference, row.alreadyExisted])).toEqual([
+			...rows.map(() => [`${base}-k0-n1`, true]),
+			...moved.map(() => [`${base}-b1-1`, true]),
+		]);
+	});
+
 	it("orders under 0.3.0's names that are another campaign's: ignored, and not read", async () => {
 		const base = uniqueReference('other');
 		const rows = table(3, 0);
