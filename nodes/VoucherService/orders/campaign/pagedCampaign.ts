@@ -54,7 +54,11 @@ import {
  * different pages.
  */
 
-/** After this many creates of a block lost to other runs at once, the block's rows fail. */
+/**
+ * After this many creates of a block lost to other runs at once without holding one of its rows,
+ * the block's rows fail. A loss that holds some is progress, bounded by the rows: a run that
+ * trails another over the same block loses each of the block's orders, one per 100 rows.
+ */
 const MAX_LOST_RACES = 8;
 
 /** One block of a page: its rows, its existing orders and the new orders to buy. */
@@ -275,14 +279,18 @@ export function blockJob(
 	const queue = [...plan.newOrders];
 	const orders = [...plan.orders];
 	const outcomes: ItemOutcome[] = [];
-	let lostRaces = 0;
+	let fruitlessRaces = 0;
 
-	/** Number `next.number` is `order`, another run's: match the rows still to buy, replan the rest. */
+	/**
+	 * Number `next.number` is `order`, another run's: match the rows still to buy, replan the
+	 * rest. Counts the race as fruitless when the order holds none of them.
+	 */
 	const taken = (next: NewOrder, order: Order) => {
 		orders.push({ number: next.number, reference: next.order.request.body.reference, order });
 		const pending = new Set([next, ...queue].flatMap((o) => o.rows));
 		const decisions = reconcile(plan.rows, orders, holdsRowOf).filter((d) => pending.has(d.row));
 		const { settled, newRows, held } = splitDecisions(decisions, settle);
+		if (newRows.length === pending.size) fruitlessRaces++;
 		outcomes.push(...settled);
 		tally.held += held;
 		const replanned = planNewOrders(node, newRows, settings, next.number + 1, (number) =>
@@ -309,7 +317,7 @@ export function blockJob(
 				try {
 					result = await placeOrder(client, next.order, { ...settings, ifReferenceExists: 'fail' });
 				} catch (error) {
-					if (!(error instanceof ReferenceExistsError) || lostRaces++ >= MAX_LOST_RACES) {
+					if (!(error instanceof ReferenceExistsError) || fruitlessRaces >= MAX_LOST_RACES) {
 						stop(next, (rows) => rowsNotBought(node, rows, reference, error));
 						break;
 					}
@@ -339,7 +347,7 @@ export function blockJob(
 					}
 				}
 				const bought = boughtRows(node, next.rows, result);
-				if (bought.missing.length > 0 && lostRaces++ < MAX_LOST_RACES) {
+				if (bought.missing.length > 0 && fruitlessRaces < MAX_LOST_RACES) {
 					// Our create was answered with an order that lacks our rows: another run's.
 					taken(next, result.order);
 					continue;

@@ -161,3 +161,21 @@ describe('a run that lost a number, when that order cannot be read while it wait
 		}
 	});
 });
+
+describe('a run that trails another over a whole block of 1,000', () => {
+	it('loses every number after its first, each to an order holding its rows, and fails none', async () => {
+		const base = uniqueReference('trailing');
+		const rows = table(1000, 0);
+		// The other run made n2 to n10 after this one read the block (n1 missing): this run
+		// creates n1, then meets each of the nine, more than MAX_LOST_RACES.
+		for (let n = 2; n <= 10; n++)
+			await placeDirectly(`${base}-k0-n${n}`, rows.slice((n - 1) * 100, n * 100));
+		const run = await runCampaign(base, rows, {}, { ...byId, continueOnFail: true });
+		expect(run.json.filter((row) => row.error !== undefined)).toEqual([]);
+		expect(run.json.map((row) => row.reference)).toEqual(
+			rows.map((_, i) => `${base}-k0-n${Math.floor(i / 100) + 1}`),
+		);
+		expect(createsOf().get(`${base}-k0-n10`)).toBe(2);
+		expectEveryRowHeldOnce(base, rows);
+	});
+});
