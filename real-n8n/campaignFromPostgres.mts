@@ -26,8 +26,8 @@ export async function createRecipientsTable(db: PgClient): Promise<void> {
 
 /**
  * Adds the rows with IDs `from` to `to`, person<id>@example.com. Product, template and amount
- * change from block to block of 100 IDs, never within one, so that a block is one order
- * (100 recipients per order); 500 to 2,500 NGN a row.
+ * change from hundred to hundred of IDs, never within one, so that a block of 1,000 IDs is ten
+ * orders (100 recipients per order); 500 to 2,500 NGN a row.
  */
 export async function fillRecipients(db: PgClient, from: number, to: number): Promise<void> {
 	await db.query(
