@@ -118,7 +118,7 @@ const FACTS: Fact[] = [
 		'blocks of # (IDs #–# are block #)',
 		[BLOCK, 123 * BLOCK, 124 * BLOCK - 1, 123],
 	],
-	['docs/campaigns.md', 'one look-up and one create per # rows', [BLOCK]],
+	['docs/campaigns.md', 'one create per # rows of each amount', [DEFAULT_RECIPIENTS_PER_ORDER]],
 	[
 		'docs/campaigns.md',
 		'at most # blocks (# IDs) per item',
