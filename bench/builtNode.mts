@@ -18,19 +18,21 @@ export function fromDist(path: string): ReturnType<NodeRequire> {
 const { VoucherService } = fromDist('nodes/VoucherService/VoucherService.node.js');
 const { VoucherServiceApi } = fromDist('credentials/VoucherServiceApi.credentials.js');
 
-/** Comma-separated numbers from the environment, or `fallback`. */
+/** Comma-separated numbers from the environment: none if set empty (skipped), or `fallback`. */
 export const envList = (value: string | undefined, fallback: number[]) =>
-	value ? value.split(',').map(Number) : fallback;
+	value === undefined ? fallback : value.split(',').filter(Boolean).map(Number);
 
 /**
  * Order → Create with every field mapped from the item: `rows` orders of 1,000 NGN under
- * the References `<prefix>-0`, `<prefix>-1`, …; the run and its wall time.
+ * the References `<prefix>-0`, `<prefix>-1`, …; the run and its wall time. `lookUp`: with
+ * If Reference Exists → Fail, so each create follows a read of its reference.
  */
 export async function createOrders(
 	sandbox: Sandbox,
 	prefix: string,
 	rows: number,
 	continueOnFail: boolean,
+	lookUp = false,
 ) {
 	const items = Array.from({ length: rows }, (_, i) => ({
 		reference: `${prefix}-${i}`,
@@ -50,6 +52,7 @@ export async function createOrders(
 			productCode: '={{ $json.productCode }}',
 			amount: '={{ $json.amount }}',
 			quantity: '={{ $json.quantity }}',
+			...(lookUp ? { options: { ifReferenceExists: 'fail' } } : {}),
 		},
 		inputItems: items,
 		continueOnFail,

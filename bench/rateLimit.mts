@@ -8,21 +8,25 @@
 // with rate-limit headers on every answer (X-RateLimit-* with Reset in epoch seconds for the
 // window, RateLimit-* with Reset in seconds left for the bucket) and with nothing; then the
 // gateway shapes of issue #32, nginx's limit_req (5/s burst 5 and 20/s burst 10, nodelay),
-// refusing with 503 (its default) and with 429, its HTML page and no Retry-After: rows failed,
-// wall against the floor (the time the limit needs to admit what it admitted, from the first
-// request on), refusals as a share of requests, and doubles. Last, a service with no limit that
+// refusing with 503 (its default) and with 429, its HTML page and no Retry-After, and (issue 41)
+// limit_req per route, a tighter limit on creates than on reads, with If Reference Exists →
+// Fail so that each create follows a read: rows failed, wall against the floor (the time the
+// limit needs to admit what it admitted, from the first request on; per route, the slower
+// route's), refusals as a share of requests, and doubles. Last, a service with no limit that
 // refuses a tenth of requests at random with Retry-After: 1, against the same run with that
 // tenth answered 500 (one seed, so the same requests): the wall of each.
-// Env: BENCH_DIST, BENCH_LATENCY_MS (default 25), BENCH_RATES (default 1,2,5,20,100),
-//      BENCH_WINDOW_SECONDS, BENCH_ROWS_PER_RATE (default 12: rows = max(20, 12 × rate)),
+// Env: BENCH_DIST, BENCH_LATENCY_MS (default 25),
+//      BENCH_RATES (default 1,2,5,20,100; empty skips them), BENCH_WINDOW_SECONDS,
+//      BENCH_ROWS_PER_RATE (default 12: rows = max(20, 12 × rate), per route the creates'),
 //      BENCH_GATEWAYS (rate/burst pairs, default 5/5,20/10; empty skips them),
+//      BENCH_ROUTES (reads+creates rate/burst, default 20/10+5/5; empty skips them),
 //      BENCH_RANDOM_ROWS (default 1000; 0 skips the random refusals).
 import { test } from 'vitest';
 
 import { beginRun, conditionsTable, fmt, machine, print, say } from './report.mts';
 import { floorMs } from '../sandbox/rateLimit.mts';
 import { startSandbox } from '../sandbox/server.mts';
-import type { FaultOptions, RateLimitOptions } from '../sandbox/server.mts';
+import type { FaultOptions, RateLimitOptions, RateLimits } from '../sandbox/server.mts';
 import { createOrders, envList } from './builtNode.mts';
 
 const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 25);
@@ -33,6 +37,10 @@ const GATEWAYS = (process.env.BENCH_GATEWAYS ?? '5/5,20/10')
 	.split(',')
 	.filter(Boolean)
 	.map((pair) => pair.split('/').map(Number));
+const ROUTES = (process.env.BENCH_ROUTES ?? '20/10+5/5')
+	.split(',')
+	.filter(Boolean)
+	.map((routes) => routes.split('+').map((pair) => pair.split('/').map(Number)));
 const RANDOM_ROWS = Number(process.env.BENCH_RANDOM_ROWS ?? 1000);
 
 const GOALS = { wallOverFloor: 1.25, refusedShare: 0.1, randomOverErrors: 1.5 };
@@ -55,23 +63,32 @@ const sandbox = await startSandbox({
 });
 
 let run = 0;
-async function once(limit: RateLimitOptions | null, rows: number, faults: FaultOptions = {}) {
+async function once(
+	limit: RateLimits | null,
+	rows: number,
+	faults: FaultOptions = {},
+	lookUp = false,
+) {
 	sandbox.configure({ rateLimit: limit, faults });
 	sandbox.reset();
 	run++;
-	const { result, wallMs } = await createOrders(sandbox, `limit${run}`, rows, true);
+	const { result, wallMs } = await createOrders(sandbox, `limit${run}`, rows, true, lookUp);
 	const out = result.items[0] ?? [];
 	const failed = result.error ? rows : out.filter((item) => item.json.error).length;
 	const requests = sandbox.state.requests.filter((entry) => entry.path.startsWith('/v2'));
-	const refusal = limit?.kind === 'leakyBucket' ? (limit.status ?? 503) : 429;
-	const refused = requests.filter((entry) => entry.status === refusal).length;
+	const refusals: number[] = [limit ?? []]
+		.flat()
+		.map((l) => (l.kind === 'leakyBucket' ? (l.status ?? 503) : 429));
+	const isRefused = (entry: { status: number | null }) => refusals.includes(entry.status ?? 0);
+	const refused = requests.filter(isRefused).length;
 	const perReference = new Map<string | null, number>();
 	for (const { kind, reference } of sandbox.state.ledger)
 		if (kind === 'debit') perReference.set(reference, (perReference.get(reference) ?? 0) + 1);
 	const doubles = [...perReference.values()].filter((count) => count > 1).length;
 	// The limiter counts a request after the sandbox's latency.
 	const firstAt = Date.parse(requests[0]?.time ?? new Date().toISOString()) + LATENCY;
-	const floor = limit ? floorMs(limit, requests.length - refused, firstAt) : 0;
+	const admitted = requests.filter((entry) => !isRefused(entry)).map((entry) => entry.method);
+	const floor = limit ? floorMs(limit, admitted, firstAt) : 0;
 	return { wallMs, failed, refused, requests: requests.length, doubles, floor };
 }
 
@@ -84,9 +101,15 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 		'|---|---|---|---|---|---|---|---|',
 	];
 	let missed = 0;
-	const cell = async (name: string, signal: string, limit: RateLimitOptions, rows: number) => {
+	const cell = async (
+		name: string,
+		signal: string,
+		limit: RateLimits,
+		rows: number,
+		lookUp = false,
+	) => {
 		say(`${name}, ${signal}: ${rows} rows`);
-		const r = await once(limit, rows);
+		const r = await once(limit, rows, {}, lookUp);
 		const ratio = r.floor > 0 ? r.wallMs / r.floor : Infinity;
 		const share = r.refused / r.requests;
 		const goals = {
@@ -119,6 +142,20 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 				{ kind: 'leakyBucket', requests: rate, seconds: 1, burst, status, signal: 'none' },
 				Math.max(20, ROWS_PER_RATE * rate),
 			);
+	for (const [[readRate, readBurst], [createRate, createBurst]] of ROUTES)
+		for (const status of [503, 429] as const) {
+			const nginx = { kind: 'leakyBucket', seconds: 1, status, signal: 'none' } as const;
+			await cell(
+				`nginx limit_req per route, reads ${readRate}/s burst ${readBurst}, creates ${createRate}/s burst ${createBurst}, nodelay; If Reference Exists → Fail`,
+				`${status}, HTML, no Retry-After`,
+				[
+					{ ...nginx, requests: readRate, burst: readBurst, method: 'GET' },
+					{ ...nginx, requests: createRate, burst: createBurst, method: 'POST' },
+				],
+				Math.max(20, ROWS_PER_RATE * createRate),
+				true,
+			);
+		}
 	print(
 		`### Rate limits, Order → Create per row (${LATENCY} ms answers; goals: 0 failed, wall ≤ ${GOALS.wallOverFloor} × floor, refused ≤ ${GOALS.refusedShare * 100} % of requests from the first, 0 doubles) — ${machine()}\n\n${lines.join('\n')}`,
 	);

@@ -127,7 +127,7 @@ function isCreateBarrier(v: unknown): boolean {
 
 function isRateLimit(v: unknown): boolean {
 	const r = v as RateLimitOptions;
-	const keys = ['kind', 'requests', 'seconds', 'signal'];
+	const keys = ['kind', 'requests', 'seconds', 'signal', 'method'];
 	if (r?.kind === 'leakyBucket') keys.push('burst', 'status');
 	return (
 		typeof r === 'object' &&
@@ -140,9 +140,14 @@ function isRateLimit(v: unknown): boolean {
 		r.seconds > 0 &&
 		['retryAfter', 'xRateLimit', 'rateLimit', 'none'].includes(r.signal) &&
 		(r.burst === undefined || isInt(r.burst, 0)) &&
-		(r.status === undefined || r.status === 429 || r.status === 503)
+		(r.status === undefined || r.status === 429 || r.status === 503) &&
+		(r.method === undefined || r.method === 'GET' || r.method === 'POST')
 	);
 }
+
+/** One limit, or a non-empty list of them, one per route. */
+const isRateLimits = (v: unknown) =>
+	Array.isArray(v) ? v.length > 0 && v.every(isRateLimit) : isRateLimit(v);
 
 function checkWebhook(t: WebhookTarget, i: number): void {
 	check(typeof t === 'object' && t !== null, `webhooks[${i}] must be an object`);
@@ -199,8 +204,8 @@ export function applyOptions(
 				break;
 			case 'rateLimit':
 				check(
-					v === null || isRateLimit(v),
-					'rateLimit must be null or { kind: tokenBucket | fixedWindow | leakyBucket, requests > 0, seconds > 0, signal: retryAfter | xRateLimit | rateLimit | none }, a leakyBucket with burst (integer >= 0) and status (429 | 503)',
+					v === null || isRateLimits(v),
+					'rateLimit must be null, or one or a non-empty list of { kind: tokenBucket | fixedWindow | leakyBucket, requests > 0, seconds > 0, signal: retryAfter | xRateLimit | rateLimit | none, method?: GET | POST }, a leakyBucket with burst (integer >= 0) and status (429 | 503)',
 				);
 				break;
 			case 'createBarrier':

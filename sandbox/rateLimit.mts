@@ -1,7 +1,7 @@
 import { gatewayReply } from './faults.mts';
 import { text } from './http.mts';
 import type { Reply } from './http.mts';
-import type { RateLimitOptions } from './types.mts';
+import type { RateLimitOptions, RateLimits } from './types.mts';
 
 /**
  * Rate limits as API gateways enforce them. A request over the limit is refused before
@@ -102,6 +102,14 @@ function leakyBucket(
 	};
 }
 
+/**
+ * The limit a request counts against: the first whose `method` is the request's or absent, as
+ * nginx picks one `location`, each with its own `limit_req`; none when no limit matches.
+ */
+export function limitFor(limits: RateLimits, method: string): RateLimitOptions | undefined {
+	return [limits].flat().find((limit) => limit.method === undefined || limit.method === method);
+}
+
 /** Requests a limit admits at once, from rest. */
 const capacity = ({ kind, requests, burst = 0 }: RateLimitOptions) =>
 	kind === 'leakyBucket' ? burst + 1 : requests;
@@ -110,7 +118,7 @@ const capacity = ({ kind, requests, burst = 0 }: RateLimitOptions) =>
  * The least time a limit needs to admit `admitted` requests, the first counted at `firstAt`
  * (ms on the clock: a fixed window's grid is on it, so its first window may be partly gone).
  */
-export function floorMs(limit: RateLimitOptions, admitted: number, firstAt: number): number {
+function floorOf(limit: RateLimitOptions, admitted: number, firstAt: number): number {
 	const length = limit.seconds * 1000;
 	if (limit.kind !== 'fixedWindow')
 		return (Math.max(0, admitted - capacity(limit)) / limit.requests) * length;
@@ -119,8 +127,41 @@ export function floorMs(limit: RateLimitOptions, admitted: number, firstAt: numb
 	return Math.ceil(firstAt / length) * length - firstAt + (windows - 2) * length;
 }
 
+/**
+ * The least time `limits` need to admit the requests they admitted (`admitted`: the method of
+ * each), the first counted at `firstAt`: with limits per route, the largest of their floors,
+ * each for the requests it counted, as the routes admit side by side.
+ */
+export function floorMs(limits: RateLimits, admitted: readonly string[], firstAt: number): number {
+	return Math.max(
+		0,
+		...[limits]
+			.flat()
+			.map((limit) =>
+				floorOf(
+					limit,
+					admitted.filter((method) => limitFor(limits, method) === limit).length,
+					firstAt,
+				),
+			),
+	);
+}
+
 const wholeSeconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
 
+/** The limiter of each route: for a request's method, the one it counts against, if any. */
+export function createRateLimiters(
+	limits: RateLimits,
+	now = () => Date.now(),
+): (method: string) => RateLimiter | undefined {
+	const limiters = new Map([limits].flat().map((limit) => [limit, createRateLimiter(limit, now)]));
+	return (method) => {
+		const limit = limitFor(limits, method);
+		return limit && limiters.get(limit);
+	};
+}
+
+/** One limit's limiter; its `method`, if any, is for createRateLimiters to route by. */
 export function createRateLimiter(options: RateLimitOptions, now = () => Date.now()): RateLimiter {
 	const { kind, requests, seconds, signal, burst = 0, status = 503 } = options;
 	const count =

@@ -12,7 +12,7 @@ import { json, parseBody, readBody, send, text } from './http.mts';
 import type { Reply } from './http.mts';
 import { openLedger } from './ledger.mts';
 import { DEFAULT_OPTIONS, OptionError, applyOptions } from './options.mts';
-import { createRateLimiter } from './rateLimit.mts';
+import { createRateLimiters } from './rateLimit.mts';
 import { createIssuer, maskCode, orderEventData, settleOrder } from './orders.mts';
 import { errorReply, routeApi } from './routes.mts';
 import { inDialect } from './dialect.mts';
@@ -81,20 +81,21 @@ const loggablePath = (path: string) => path.split('/').slice(0, 4).join('/');
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	let opts = applyOptions(DEFAULT_OPTIONS, options);
 	let rollFault = createFaultRoller(opts.faults);
+	// The limiter a request of a method counts against, if any.
 	const limiter = () =>
 		opts.rateLimit
-			? createRateLimiter(opts.rateLimit)
+			? createRateLimiters(opts.rateLimit)
 			: opts.rateLimitPerSecond > 0
-				? createRateLimiter({
+				? createRateLimiters({
 						kind: 'tokenBucket',
 						requests: opts.rateLimitPerSecond,
 						seconds: 1,
 						signal: 'retryAfter',
 					})
 				: opts.dialect.rateLimit === 'fixedWindowNoHints'
-					? createRateLimiter(DIALECT_RATE_LIMIT)
-					: null;
-	let rateLimiter = limiter();
+					? createRateLimiters(DIALECT_RATE_LIMIT)
+					: () => undefined;
+	let rateLimiterFor = limiter();
 	const gate = createGate();
 	/** Orders still PROCESSING: when each was committed, and how to cancel its settling. */
 	const processing = new Map<SandboxOrder, { committedAt: number; cancel: () => void }>();
@@ -158,7 +159,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			patch.rateLimit !== undefined ||
 			patch.dialect !== undefined
 		)
-			rateLimiter = limiter();
+			rateLimiterFor = limiter();
 	}
 
 	function settle(order: SandboxOrder): void {
@@ -238,6 +239,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			entry.fault = 'barrier';
 			return finish(json(400, { statusCode: '05', message: barrierRefusal }));
 		}
+		const rateLimiter = rateLimiterFor(method);
 		if (rateLimiter) {
 			const { admitted, headers } = rateLimiter.admit();
 			limitHeaders = headers;

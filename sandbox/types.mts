@@ -159,7 +159,15 @@ export interface RateLimitOptions {
 	burst?: number;
 	/** A leaky bucket's refusal: 503 (nginx's default) or 429. */
 	status?: 429 | 503;
+	/**
+	 * Counts only requests of this method (nginx's `limit_req` in one `location`: reads are GETs,
+	 * creates POSTs); every request when absent. See `rateLimit` for several at once.
+	 */
+	method?: 'GET' | 'POST';
 }
+
+/** One limit, or limits per route (see `rateLimit`). */
+export type RateLimits = RateLimitOptions | RateLimitOptions[];
 
 /** Holds creates until a race is certain (barrier.mts). */
 export interface CreateBarrier {
@@ -186,8 +194,12 @@ export interface SandboxOptions {
 	latencyMs?: number;
 	/** Requests per second over which /v2 answers 429 (token bucket, one second of burst); 0 = no limit. Short for `rateLimit: { kind: 'tokenBucket', requests: n, seconds: 1, signal: 'retryAfter' }`. */
 	rateLimitPerSecond?: number;
-	/** A rate limit on /v2 (see rateLimit.mts); when set, it replaces rateLimitPerSecond; null = none. */
-	rateLimit?: RateLimitOptions | null;
+	/**
+	 * A rate limit on /v2 (see rateLimit.mts), or limits per route: a list, where each request
+	 * counts against the first whose `method` is its own or absent. When set, it replaces
+	 * rateLimitPerSecond; null = none.
+	 */
+	rateLimit?: RateLimits | null;
 	/** Accept a create under a used reference as a new order (a service that does not check). */
 	acceptDuplicateReferences?: boolean;
 	faults?: FaultOptions;

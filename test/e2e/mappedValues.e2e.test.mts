@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { N8nRest } from '../../real-n8n/rest.mts';
 import { startSandbox, type Sandbox } from '../../sandbox/server.mts';
+import { campaignParameters } from '../nodes/VoucherService/campaignParameters.mts';
 import { ownerClient, runActionOnRows, sandboxApiCredential } from './n8nUnderTest.mts';
 
 /** A JSON number as written, whatever its size: JSON.stringify writes it as it is (Node 21+). */
@@ -20,6 +21,17 @@ const create = {
 	amount: 1000,
 	quantity: 1,
 };
+
+/** Create for Recipients → Enter Below, for Ada, under each row's `ref` with its `tpl` as the Template. */
+const templateFromColumn = campaignParameters(
+	'={{ $json.ref }}',
+	{},
+	{
+		recipientsSource: 'manual',
+		templateId: '={{ $json.tpl }}',
+		recipients: { recipient: [{ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com' }] },
+	},
+);
 
 describe('numbers mapped to text fields in n8n', () => {
 	let rest: N8nRest;
@@ -67,15 +79,7 @@ describe('numbers mapped to text fields in n8n', () => {
 			rest,
 			credential,
 			[{ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', code: 1001 }],
-			{
-				resource: 'order',
-				operation: 'createForRecipients',
-				recipientsSource: 'inputItems',
-				reference: base,
-				productCode: '={{ $json.code }}',
-				amount: 1000,
-				templateId: 1,
-			},
+			campaignParameters(base, {}, { productCode: '={{ $json.code }}' }),
 		);
 		expect(output).toHaveLength(1);
 		expect(output[0].error).toBeUndefined();
@@ -106,18 +110,15 @@ describe('numbers mapped to text fields in n8n', () => {
 			rest,
 			credential,
 			[{ first: 42, last: 7, email: 'forty-two@example.com' }],
-			{
-				resource: 'order',
-				operation: 'createForRecipients',
-				recipientsSource: 'inputItems',
-				reference: base,
-				productCode: 'VCH-INSTANT',
-				amount: 1000,
-				templateId: 1,
-				firstNameField: '={{ $json.first }}',
-				// A plain column name, the other way to map it: the column's number, read the same.
-				lastNameField: 'last',
-			},
+			campaignParameters(
+				base,
+				{},
+				{
+					firstNameField: '={{ $json.first }}',
+					// A plain column name, the other way to map it: the column's number, read the same.
+					lastNameField: 'last',
+				},
+			),
 		);
 		expect(output).toHaveLength(1);
 		expect(output[0].error).toBeUndefined();
@@ -131,15 +132,7 @@ describe('numbers mapped to text fields in n8n', () => {
 	it('a Template as a number or numeric text buys; anything else is refused naming the field, the value and what it takes', async () => {
 		const base = `e2e-tpl-${Date.now().toString(36)}`;
 		const rows = [1, '2', ' 7 ', 'abc', 1.5, true].map((tpl, i) => ({ tpl, ref: `${base}-${i}` }));
-		const { output } = await runActionOnRows(rest, credential, rows, {
-			resource: 'order',
-			operation: 'createForRecipients',
-			reference: '={{ $json.ref }}',
-			productCode: 'VCH-INSTANT',
-			amount: 1000,
-			templateId: '={{ $json.tpl }}',
-			recipients: { recipient: [{ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com' }] },
-		});
+		const { output } = await runActionOnRows(rest, credential, rows, templateFromColumn);
 		expect(output.slice(0, 3)).toEqual(
 			[0, 1, 2].map((i) =>
 				expect.objectContaining({ reference: `${base}-${i}`, status: 'COMPLETED' }),
@@ -172,17 +165,7 @@ describe('numbers mapped to text fields in n8n', () => {
 			rest,
 			credential,
 			[{ ref: `${base}-0`, tpl: '' }, { ref: `${base}-1` }],
-			{
-				resource: 'order',
-				operation: 'createForRecipients',
-				reference: '={{ $json.ref }}',
-				productCode: 'VCH-INSTANT',
-				amount: 1000,
-				templateId: '={{ $json.tpl }}',
-				recipients: {
-					recipient: [{ firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com' }],
-				},
-			},
+			templateFromColumn,
 		);
 		expect(templates.output.map((item) => item.error)).toEqual([
 			'Item 0: invalid "templateId": Template ID must not be empty',

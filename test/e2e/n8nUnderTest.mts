@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import { inject } from 'vitest';
 
-import { ACTION_NODE, API_CREDENTIAL } from '../../real-n8n/fixtures.mts';
+import { ACTION_NODE, API_CREDENTIAL, WEBHOOK_CREDENTIAL } from '../../real-n8n/fixtures.mts';
 import {
 	linearWorkflow,
 	MANUAL_START,
@@ -115,6 +115,42 @@ export function uniqueTriggerWorkflow(
 	trigger.id = randomUUID();
 	wf.name = `${name} ${trigger.webhookId}`;
 	return wf;
+}
+
+/** The node's webhook path is "webhook"; n8n puts the node's webhookId in front of it. */
+export const triggerPath = (webhookId: string): string => `${webhookId}/webhook`;
+
+/** A published uniqueTriggerWorkflow, listening; `path` follows `/webhook/` in each of its `urls`. */
+export interface PublishedTrigger {
+	id: string;
+	name: string;
+	credential: { id: string; name: string };
+	path: string;
+	urls: string[];
+}
+
+/**
+ * A webhook credential holding `secret`, and a uniqueTriggerWorkflow using it (its trigger at
+ * `typeVersion` when given), published and answering at every base URL of webhookUrls.
+ */
+export async function publishedTrigger(
+	rest: N8nRest,
+	name: string,
+	secret: string,
+	{ typeVersion }: { typeVersion?: number } = {},
+): Promise<PublishedTrigger> {
+	const credential = await rest.createCredential(`Voucher webhooks (${name})`, WEBHOOK_CREDENTIAL, {
+		secret,
+	});
+	const workflow = uniqueTriggerWorkflow(credential, name);
+	const trigger = workflow.nodes[0];
+	if (typeVersion !== undefined) trigger.typeVersion = typeVersion;
+	const path = triggerPath(trigger.webhookId as string);
+	const urls = webhookUrls().map((base) => `${base}/webhook/${path}`);
+	const { id } = await rest.createWorkflow(workflow);
+	await rest.activateWorkflow(id);
+	for (const url of urls) await rest.waitForWebhook(url);
+	return { id, name: workflow.name, credential, path, urls };
 }
 
 /** Base URLs that serve production webhooks: n8n itself, or each webhook process in queue mode. */

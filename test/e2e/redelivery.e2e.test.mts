@@ -18,12 +18,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { linearWorkflow, type N8nRest, type WorkflowJson } from '../../real-n8n/rest.mts';
 import {
-	WEBHOOK_CREDENTIAL,
 	ownerClient,
 	postEvent,
+	publishedTrigger,
 	restartN8n,
 	settledExecutions,
-	uniqueTriggerWorkflow,
 	until,
 	webhookUrls,
 } from './n8nUnderTest.mts';
@@ -38,6 +37,7 @@ const AFTER_TRIGGER = 'Received';
 interface Target {
 	name: string;
 	id: string;
+	/** What follows `/webhook/` in its URLs. */
 	path: string;
 	/** Whether the request must carry our signature. */
 	signed: boolean;
@@ -105,8 +105,7 @@ describe('redelivery: each event starts exactly one execution', () => {
 	let rest: N8nRest;
 	const targets: Target[] = [];
 	const bases = () => webhookUrls();
-	const urlOf = (t: Target, base: string) =>
-		t.signed ? `${base}/webhook/${t.path}/webhook` : `${base}/webhook/${t.path}`;
+	const urlOf = (t: Target, base: string) => `${base}/webhook/${t.path}`;
 
 	/** Our trigger gets the body signed; n8n's Webhook node takes it as it is. */
 	const send = (t: Target, base: string, body: string) =>
@@ -189,26 +188,13 @@ describe('redelivery: each event starts exactly one execution', () => {
 
 	beforeAll(async () => {
 		rest = await ownerClient();
-		const webhook = await rest.createCredential(
-			'Voucher webhooks (redelivery)',
-			WEBHOOK_CREDENTIAL,
-			{
-				secret: SECRET,
-			},
-		);
-		const trigger = uniqueTriggerWorkflow(webhook, 'E2E: redelivery');
-		for (const [wf, signed] of [
-			[trigger, true],
-			[removeDuplicates, false],
-			[staticData, false],
-		] as const) {
+		const { id, name, path } = await publishedTrigger(rest, 'E2E: redelivery', SECRET);
+		targets.push({ id, name, path, signed: true });
+		for (const wf of [removeDuplicates, staticData]) {
 			const { id } = await rest.createWorkflow(wf);
 			await rest.activateWorkflow(id);
-			const first = wf.nodes[0];
-			const path = signed
-				? (first.webhookId as string)
-				: (first.parameters as { path: string }).path;
-			targets.push({ name: wf.name, id, path, signed });
+			const { path } = wf.nodes[0].parameters as { path: string };
+			targets.push({ name: wf.name, id, path, signed: false });
 		}
 		await waitForWebhooks();
 	});

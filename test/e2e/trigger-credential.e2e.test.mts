@@ -13,14 +13,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
-import {
-	WEBHOOK_CREDENTIAL,
-	ownerClient,
-	postEvent,
-	settledExecutions,
-	uniqueTriggerWorkflow,
-	webhookUrls,
-} from './n8nUnderTest.mts';
+import { ownerClient, postEvent, publishedTrigger, settledExecutions } from './n8nUnderTest.mts';
 
 const SECRET = 'whsec_e2e_unreadable';
 
@@ -51,19 +44,10 @@ describe('trigger whose credential n8n cannot decrypt', () => {
 
 	beforeAll(async () => {
 		rest = await ownerClient();
-		const webhook = await rest.createCredential(
-			'Voucher webhooks (e2e damaged)',
-			WEBHOOK_CREDENTIAL,
-			{
-				secret: SECRET,
-			},
-		);
-		const workflow = uniqueTriggerWorkflow(webhook, 'E2E: unreadable credential');
-		url = `${webhookUrls()[0]}/webhook/${workflow.nodes[0].webhookId as string}/webhook`;
-		workflowId = (await rest.createWorkflow(workflow)).id;
-		await rest.activateWorkflow(workflowId);
-		await rest.waitForWebhook(url);
-		credential = storedCredential(webhook.id);
+		const trigger = await publishedTrigger(rest, 'E2E: unreadable credential', SECRET);
+		workflowId = trigger.id;
+		url = trigger.urls[0];
+		credential = storedCredential(trigger.credential.id);
 	});
 	afterAll(async () => {
 		credential?.close();

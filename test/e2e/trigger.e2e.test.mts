@@ -14,9 +14,11 @@ import {
 	rawWorkflow,
 	ownerClient,
 	postEvent,
+	publishedTrigger,
+	type PublishedTrigger,
 	sandboxApiCredential,
 	settledExecutions,
-	uniqueTriggerWorkflow,
+	triggerPath,
 	until,
 	webhookUrls,
 } from './n8nUnderTest.mts';
@@ -52,8 +54,7 @@ describe('trigger node in n8n', () => {
 		rest = await ownerClient();
 		const workflow = rawWorkflow('trigger-events');
 		const webhookId = workflow.nodes.find((n) => n.name === TRIGGER_NODE_NAME)!.webhookId as string;
-		// The node's webhook path is "webhook"; n8n puts the node's webhookId in front of it.
-		webhookPath = `${webhookId}/webhook`;
+		webhookPath = triggerPath(webhookId);
 		sandbox = await startSandbox({
 			port: 0,
 			processingDelayMs: 1000,
@@ -276,24 +277,16 @@ describe("action node: Webhook → Verify Signature behind n8n's own Webhook nod
 
 describe('a workflow saved with the trigger at node version 1', () => {
 	let rest: N8nRest;
-	let workflowId: string;
-	let urls: string[];
+	let trigger: PublishedTrigger;
 
 	beforeAll(async () => {
 		rest = await ownerClient();
-		const webhook = await rest.createCredential('Voucher webhooks (e2e v1)', WEBHOOK_CREDENTIAL, {
-			secret: SECRET,
+		trigger = await publishedTrigger(rest, 'E2E: trigger at version 1', SECRET, {
+			typeVersion: 1,
 		});
-		const workflow = uniqueTriggerWorkflow(webhook, 'E2E: trigger at version 1');
-		const trigger = workflow.nodes.find((n) => n.name === TRIGGER_NODE_NAME)!;
-		trigger.typeVersion = 1;
-		urls = webhookUrls().map((base) => `${base}/webhook/${trigger.webhookId as string}/webhook`);
-		workflowId = (await rest.createWorkflow(workflow)).id;
-		await rest.activateWorkflow(workflowId);
-		for (const url of urls) await rest.waitForWebhook(url);
 	});
 	afterAll(async () => {
-		if (workflowId) await rest.deactivateWorkflow(workflowId).catch(() => {});
+		if (trigger) await rest.deactivateWorkflow(trigger.id).catch(() => {});
 	});
 
 	it('still runs a signed event once, refuses an unsigned one, and suppresses its copies', async () => {
@@ -301,11 +294,12 @@ describe('a workflow saved with the trigger at node version 1', () => {
 			type: 'VOUCHER_UPDATED',
 			data: { serialNumber: 11, balance: 7 },
 		});
+		const { urls } = trigger;
 		expect(await postEvent(urls[0], body)).toBe(401);
 		for (const url of urls) expect(await postEvent(url, body, SECRET)).toBe(200);
 		expect(await postEvent(urls[0], body, SECRET)).toBe(200);
 		const ran = [];
-		for (const summary of await settledExecutions(rest, workflowId, 1)) {
+		for (const summary of await settledExecutions(rest, trigger.id, 1)) {
 			const ex = await rest.getExecution(summary.id);
 			expect(ex.status).toBe('success');
 			if (ex.data.resultData.runData.Received) ran.push(...nodeOutput(ex, TRIGGER_NODE_NAME));

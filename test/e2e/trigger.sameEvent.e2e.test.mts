@@ -9,12 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeOutput, type N8nRest } from '../../real-n8n/rest.mts';
 import { sign } from '../../sandbox/server.mts';
 import {
-	WEBHOOK_CREDENTIAL,
 	loadWorkflow,
 	ownerClient,
 	postEvent,
+	publishedTrigger,
 	settledExecutions,
-	uniqueTriggerWorkflow,
 	webhookUrls,
 } from './n8nUnderTest.mts';
 
@@ -30,27 +29,18 @@ describe('the same event through the trigger and through Webhook → Verify Sign
 
 	beforeAll(async () => {
 		rest = await ownerClient();
-		const webhook = await rest.createCredential(
-			'Voucher webhooks (e2e same event)',
-			WEBHOOK_CREDENTIAL,
-			{
-				secret: SECRET,
-			},
-		);
-		const trigger = uniqueTriggerWorkflow(webhook, 'E2E: same event, trigger');
-		triggerUrl = `${webhookUrls()[0]}/webhook/${trigger.nodes[0].webhookId as string}/webhook`;
+		const trigger = await publishedTrigger(rest, 'E2E: same event, trigger', SECRET);
+		triggerWorkflowId = trigger.id;
+		triggerUrl = trigger.urls[0];
 		// A path of its own, so it never meets trigger.e2e's copy of this workflow.
-		const verify = loadWorkflow('webhook-verify-signature', { webhook });
+		const verify = loadWorkflow('webhook-verify-signature', { webhook: trigger.credential });
 		const path = `e2e-same-event-${randomUUID()}`;
 		verify.nodes[0].webhookId = randomUUID();
 		verify.nodes[0].parameters.path = path;
 		verify.name = `E2E: same event, verify ${path}`;
 		verifyUrl = `${webhookUrls()[0]}/webhook/${path}`;
-		triggerWorkflowId = (await rest.createWorkflow(trigger)).id;
 		verifyWorkflowId = (await rest.createWorkflow(verify)).id;
-		await rest.activateWorkflow(triggerWorkflowId);
 		await rest.activateWorkflow(verifyWorkflowId);
-		await rest.waitForWebhook(triggerUrl);
 		await rest.waitForWebhook(verifyUrl);
 	});
 	afterAll(async () => {

@@ -7,38 +7,31 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { type N8nRest } from '../../real-n8n/rest.mts';
-import { WEBHOOK_CREDENTIAL } from '../../real-n8n/fixtures.mts';
 import {
 	ownerClient,
 	postEvent,
-	uniqueTriggerWorkflow,
+	publishedTrigger,
 	webhookUrls,
+	type PublishedTrigger,
 } from '../e2e/n8nUnderTest.mts';
 
 const SECRET = 'whsec_queue_router';
 
 describe('queue mode: the router in front', () => {
 	let rest: N8nRest;
-	let workflowId: string;
-	let path: string;
+	let trigger: PublishedTrigger;
 	const router = () => inject('routerUrl');
 
 	beforeAll(async () => {
 		rest = await ownerClient();
-		const webhook = await rest.createCredential('Voucher webhooks (router)', WEBHOOK_CREDENTIAL, {
-			secret: SECRET,
-		});
-		const wf = uniqueTriggerWorkflow(webhook, 'Queue: router');
-		path = `${wf.nodes[0].webhookId as string}/webhook`;
-		workflowId = (await rest.createWorkflow(wf)).id;
-		await rest.activateWorkflow(workflowId);
-		for (const base of webhookUrls()) await rest.waitForWebhook(`${base}/webhook/${path}`);
+		trigger = await publishedTrigger(rest, 'Queue: router', SECRET);
 	});
 	afterAll(async () => {
-		if (workflowId) await rest.deactivateWorkflow(workflowId).catch(() => {});
+		if (trigger) await rest.deactivateWorkflow(trigger.id).catch(() => {});
 	});
 
 	it('sends /webhook/ to the webhook processes: the main process would answer 404', async () => {
+		const { path } = trigger;
 		const body = JSON.stringify({ event: 'ORDER_UPDATED', data: {} });
 		// The main process serves no production webhooks (N8N_DISABLE_PRODUCTION_MAIN_PROCESS).
 		expect(await postEvent(`${inject('n8nUrl')}/webhook/${path}`, body, 'wrong')).toBe(404);

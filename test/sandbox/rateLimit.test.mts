@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { createRateLimiter, floorMs } from '../../sandbox/rateLimit.mts';
+import { createRateLimiter, floorMs, limitFor } from '../../sandbox/rateLimit.mts';
 import { startSandbox } from '../../sandbox/server.mts';
 import type { RateLimitOptions, Sandbox } from '../../sandbox/server.mts';
 import { call, download } from './sandboxClient.mts';
+
+/** The methods of `n` admitted requests. */
+const times = (n: number, method = 'POST') => Array<string>(n).fill(method);
 
 /** A limiter on a clock the test moves; `admit(n)` counts n requests at the current time. */
 function limiterOn(options: RateLimitOptions) {
@@ -104,15 +107,54 @@ describe('sandbox rate limits, on a moved clock', () => {
 			burst: 10,
 			signal: 'none',
 		} as const;
-		expect(floorMs(leaky, 11, now)).toBe(0);
-		expect(floorMs(leaky, 31, now)).toBe(1_000);
+		expect(floorMs(leaky, times(11), now)).toBe(0);
+		expect(floorMs(leaky, times(31), now)).toBe(1_000);
 		const bucket = { kind: 'tokenBucket', requests: 5, seconds: 1, signal: 'none' } as const;
-		expect(floorMs(bucket, 15, now)).toBe(2_000);
+		expect(floorMs(bucket, times(15), now)).toBe(2_000);
 		const window = { kind: 'fixedWindow', requests: 3, seconds: 3, signal: 'none' } as const;
 		const gridStart = 3_000 * 566_666_667;
-		expect(floorMs(window, 3, gridStart + 1_000)).toBe(0);
+		expect(floorMs(window, times(3), gridStart + 1_000)).toBe(0);
 		// The first window's end, then one more window: the third's three come at its start.
-		expect(floorMs(window, 7, gridStart + 1_000)).toBe(2_000 + 3_000);
+		expect(floorMs(window, times(7), gridStart + 1_000)).toBe(2_000 + 3_000);
+	});
+
+	it('limits per route: a request counts against the first whose method is its own or absent', () => {
+		const reads = {
+			kind: 'leakyBucket',
+			requests: 20,
+			seconds: 1,
+			burst: 10,
+			signal: 'none',
+			method: 'GET',
+		} as const;
+		const creates = { ...reads, requests: 5, burst: 5, method: 'POST' } as const;
+		const rest = { kind: 'tokenBucket', requests: 1, seconds: 1, signal: 'none' } as const;
+		expect(limitFor([reads, creates], 'GET')).toBe(reads);
+		expect(limitFor([reads, creates], 'POST')).toBe(creates);
+		expect(limitFor([reads, creates], 'DELETE')).toBeUndefined();
+		expect(limitFor([creates, rest], 'GET')).toBe(rest);
+		expect(limitFor([rest, creates], 'POST')).toBe(rest);
+		expect(limitFor(rest, 'POST')).toBe(rest);
+	});
+
+	it("the floor of limits per route: the larger of each route's floor for what it admitted", () => {
+		const now = 1_700_000_000_000;
+		const reads = {
+			kind: 'leakyBucket',
+			requests: 20,
+			seconds: 1,
+			burst: 10,
+			signal: 'none',
+			method: 'GET',
+		} as const;
+		const creates = { ...reads, requests: 5, burst: 5, method: 'POST' } as const;
+		// 71 reads: 60 beyond the burst at 20/s, 3 s; 26 creates: 20 beyond it at 5/s, 4 s.
+		expect(floorMs([reads, creates], [...times(71, 'GET'), ...times(26)], now)).toBe(4_000);
+		expect(floorMs([reads, creates], [...times(91, 'GET'), ...times(26)], now)).toBe(4_000);
+		expect(floorMs([reads, creates], [...times(111, 'GET'), ...times(26)], now)).toBe(5_000);
+		// Each route counts only its own: the same requests under one limit of 20/s take 5.3 s.
+		expect(floorMs({ ...reads, method: undefined }, times(117), now)).toBe(5_300);
+		expect(floorMs([reads, creates], [], now)).toBe(0);
 	});
 
 	it('no signal: a bare refusal', () => {
@@ -190,6 +232,40 @@ describe('a rate-limited sandbox over HTTP', () => {
 		expect(busy.text).toContain('<title>429 Too Many Requests</title>');
 	});
 
+	it('limits per route stand side by side: creates refused at theirs while reads go on, each with its own refusal', async () => {
+		sbx.configure({
+			rateLimit: [
+				{ kind: 'leakyBucket', requests: 1, seconds: 60, burst: 2, signal: 'none', method: 'GET' },
+				{
+					kind: 'leakyBucket',
+					requests: 1,
+					seconds: 60,
+					status: 429,
+					signal: 'none',
+					method: 'POST',
+				},
+			],
+		});
+		const create = (reference: string) => call(sbx, 'POST', '/v2/orders', download({ reference }));
+		const read = (reference: string) => call(sbx, 'GET', `/v2/orders/${reference}`);
+		expect((await create('pr-1')).status).toBe(200);
+		expect((await create('pr-2')).status).toBe(429);
+		for (let i = 0; i < 3; i++) expect((await read('pr-1')).status).toBe(200);
+		const refusedRead = await read('pr-1');
+		expect(refusedRead.status).toBe(503);
+		expect(refusedRead.text).toContain('<title>503 Service Temporarily Unavailable</title>');
+		expect((await create('pr-3')).status).toBe(429);
+		expect([...sbx.state.orders.keys()]).toEqual(['pr-1']);
+		// A method no limit names is not limited.
+		sbx.configure({
+			rateLimit: [{ kind: 'fixedWindow', requests: 1, seconds: 60, signal: 'none', method: 'GET' }],
+		});
+		for (const reference of ['pr-4', 'pr-5', 'pr-6'])
+			expect((await create(reference)).status).toBe(200);
+		expect((await read('pr-4')).status).toBe(200);
+		expect((await read('pr-4')).status).toBe(429);
+	});
+
 	it('refuses a malformed rateLimit option', () => {
 		expect(() =>
 			sbx.configure({
@@ -205,6 +281,9 @@ describe('a rate-limited sandbox over HTTP', () => {
 			{ kind: 'tokenBucket', requests: 1, seconds: 1, signal: 'none', burst: 2 },
 			{ kind: 'leakyBucket', requests: 1, seconds: 1, signal: 'none', burst: 1.5 },
 			{ kind: 'leakyBucket', requests: 1, seconds: 1, signal: 'none', status: 500 },
+			{ kind: 'tokenBucket', requests: 1, seconds: 1, signal: 'none', method: 'get' },
+			[],
+			[{ kind: 'tokenBucket', requests: 1, seconds: 1, signal: 'none' }, { kind: 'x' }],
 		])
 			expect(() => sbx.configure({ rateLimit: bad as never })).toThrow(/rateLimit must be/);
 	});

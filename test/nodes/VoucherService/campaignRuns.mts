@@ -6,12 +6,8 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { campaignBooks, type BookRow } from './campaignBooks.mts';
-import {
-	apiRequests,
-	campaignParameters,
-	runVoucher,
-	sandboxForThisFile,
-} from './voucherNodeRunner.mts';
+import { campaignParameters } from './campaignParameters.mts';
+import { apiRequests, runVoucher, sandboxForThisFile } from './voucherNodeRunner.mts';
 import type { RunVoucherOptions } from './voucherNodeRunner.mts';
 
 /** Check Wallet Balance First reads this, once per run that would buy. */

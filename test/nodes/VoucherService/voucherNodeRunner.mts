@@ -221,20 +221,3 @@ export function uniqueReference(prefix = 'ref'): string {
 }
 
 export const SECRET_KEY_MARKER = 'sk_test_sandbox';
-
-/** Create for Recipients → From Input Items: a campaign under `base`, 1,000 NGN per row unless `extra` says otherwise. */
-export const campaignParameters = (
-	base: string,
-	options: INodeParameters = {},
-	extra: INodeParameters = {},
-): INodeParameters => ({
-	resource: 'order',
-	operation: 'createForRecipients',
-	recipientsSource: 'inputItems',
-	reference: base,
-	productCode: 'VCH-INSTANT',
-	amount: 1000,
-	templateId: 1,
-	options,
-	...extra,
-});

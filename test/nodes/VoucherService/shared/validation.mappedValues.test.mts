@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import type { INodeParameters } from 'n8n-workflow';
 
+import { campaignParameters } from '../campaignParameters.mts';
 import {
 	apiRequests,
-	campaignParameters,
 	runVoucher,
 	sandboxForThisFile,
 	uniqueReference,

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 
+import { campaignParameters } from '../campaignParameters.mts';
 import {
 	apiRequests,
-	campaignParameters,
 	runVoucher,
 	sandboxForThisFile,
 	uniqueReference,

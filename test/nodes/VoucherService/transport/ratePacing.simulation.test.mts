@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import type { RateLimitOptions } from '../../../../sandbox/server.mts';
+import type { RateLimits } from '../../../../sandbox/server.mts';
 import { simulate } from './ratePacingSimulation.mts';
 
 /*
@@ -32,11 +32,19 @@ const KNOWN_MISSES: Record<string, Partial<typeof GOAL>> = {
 	'fixedWindow 5/s none': { share: 0.32 },
 	'fixedWindow 20/s none': { wall: 1.34 },
 	'fixedWindow 100/s none': { wall: 1.35 },
+	/*
+	 * Issue 41: one pace for reads and creates learns the creates' limit from admissions of
+	 * both, a budget of reads and creates sent in turn, so creates go at about half their rate;
+	 * the growth of a clean pace (6 cycles, 1/8 more) closes the gap slowly. A pace per route
+	 * met this (1.03 ×, 10 %) and missed 2 to 7 × against one limit on both (the shapes "with
+	 * look-ups" hold that).
+	 */
+	'leakyBucket per route, reads 20/s burst 10, creates 5/s burst 5, with look-ups': { wall: 1.62 },
 };
 
 /** bench:ratelimit's shapes: its rows, windows of 3 s, headers of either form. */
-function shapes(): Array<[string, RateLimitOptions, number]> {
-	const all: Array<[string, RateLimitOptions, number]> = [];
+function shapes(): Array<[string, RateLimits, number, { lookUp?: boolean }]> {
+	const all: Array<[string, RateLimits, number, { lookUp?: boolean }]> = [];
 	for (const kind of ['tokenBucket', 'fixedWindow'] as const)
 		for (const rate of [1, 2, 5, 20, 100])
 			for (const signal of ['retryAfter', 'headers', 'none'] as const) {
@@ -48,28 +56,47 @@ function shapes(): Array<[string, RateLimitOptions, number]> {
 					seconds,
 					signal: signal === 'headers' ? told : signal,
 				};
-				all.push([`${kind} ${rate}/s ${signal}`, limit, Math.max(20, 12 * rate)]);
+				all.push([`${kind} ${rate}/s ${signal}`, limit, Math.max(20, 12 * rate), {}]);
 			}
 	// nginx's limit_req: a 503 or a 429 reaches the pacing alike, a refusal without hints.
+	const nginx = (requests: number, burst: number) =>
+		({ kind: 'leakyBucket', requests, seconds: 1, burst, signal: 'none' }) as const;
 	for (const [rate, burst] of [
 		[5, 5],
 		[20, 10],
-	])
+	]) {
+		all.push([`leakyBucket ${rate}/s burst ${burst}`, nginx(rate, burst), 12 * rate, {}]);
+		// Reads and creates in one execution, against one limit on both: a pace per route would
+		// learn the limit twice over.
 		all.push([
-			`leakyBucket ${rate}/s burst ${burst}`,
-			{ kind: 'leakyBucket', requests: rate, seconds: 1, burst, signal: 'none' },
+			`leakyBucket ${rate}/s burst ${burst}, with look-ups`,
+			nginx(rate, burst),
 			12 * rate,
+			{ lookUp: true },
 		]);
+	}
+	all.push([
+		'leakyBucket per route, reads 20/s burst 10, creates 5/s burst 5, with look-ups',
+		[
+			{ ...nginx(20, 10), method: 'GET' },
+			{ ...nginx(5, 5), method: 'POST' },
+		],
+		60,
+		{ lookUp: true },
+	]);
 	return all;
 }
 
 describe('the pacing against every shape of bench:ratelimit, simulated', () => {
-	it.each(shapes())('%s: refusals and wall against the floor', async (name, limit, rows) => {
-		const run = await simulate({ limit }, rows);
-		const bound = { ...GOAL, ...KNOWN_MISSES[name] };
-		expect(run.refused / run.requests).toBeLessThanOrEqual(bound.share);
-		expect(run.wallMs / run.floorMs).toBeLessThanOrEqual(bound.wall);
-	});
+	it.each(shapes())(
+		'%s: refusals and wall against the floor',
+		async (name, limit, rows, options) => {
+			const run = await simulate({ limit }, rows, options);
+			const bound = { ...GOAL, ...KNOWN_MISSES[name] };
+			expect(run.refused / run.requests).toBeLessThanOrEqual(bound.share);
+			expect(run.wallMs / run.floorMs).toBeLessThanOrEqual(bound.wall);
+		},
+	);
 });
 
 describe('the pacing without a limit', () => {

@@ -4,7 +4,9 @@
  * Concurrency at its default, each answered `latencyMs` after it is sent (the limiter counts
  * it halfway), and up to `lateByMs` later at random, out of order, as a loaded host reads them.
  * A refusal is sent again at the pacing's time; a 500 is followed by a look-up, then, after the
- * create's backoff, by the create again, as placeOrder does.
+ * create's backoff, by the create again, as placeOrder does. `lookUp`: each create follows a
+ * read of its reference (If Reference Exists → Fail), sent until admitted; limits per route
+ * count reads (GET) and creates (POST) apart, as the sandbox does.
  */
 import { vi } from 'vitest';
 
@@ -16,8 +18,8 @@ import {
 	mapWithConcurrency,
 } from '../../../../nodes/VoucherService/shared/concurrency';
 import { createFaultRoller } from '../../../../sandbox/faults.mts';
-import { createRateLimiter, floorMs } from '../../../../sandbox/rateLimit.mts';
-import type { FaultOptions, RateLimitOptions } from '../../../../sandbox/server.mts';
+import { createRateLimiters, floorMs } from '../../../../sandbox/rateLimit.mts';
+import type { FaultOptions, RateLimits } from '../../../../sandbox/server.mts';
 
 export interface SimulatedRun {
 	wallMs: number;
@@ -28,7 +30,7 @@ export interface SimulatedRun {
 }
 
 /** A limit, or random faults with no limit behind them. */
-export type Service = { limit: RateLimitOptions } | { faults: FaultOptions };
+export type Service = { limit: RateLimits } | { faults: FaultOptions };
 
 const EPOCH = 1_700_000_000_000;
 
@@ -41,32 +43,34 @@ type Answer = {
 export async function simulate(
 	service: Service,
 	rows: number,
-	{ latencyMs = 25, seed = 1, startMs = 0, lateByMs = 0 } = {},
+	{ latencyMs = 25, seed = 1, startMs = 0, lateByMs = 0, lookUp = false } = {},
 ): Promise<SimulatedRun> {
 	// Where the run starts on the clock: a fixed window's grid is on it.
 	const START = EPOCH + startMs;
 	vi.useFakeTimers({ now: START, loopLimit: 10_000_000 });
 	try {
 		const pacing = new AdaptiveConcurrency(DEFAULT_CONCURRENCY);
-		const limiter = 'limit' in service ? createRateLimiter(service.limit) : undefined;
+		const limiterFor = 'limit' in service ? createRateLimiters(service.limit) : undefined;
 		const fault = createFaultRoller('faults' in service ? service.faults : {});
 		let refused = 0;
 		let requests = 0;
+		const admitted: string[] = [];
 		let firstAt: number | undefined;
 		let lastAnswerAt = START;
 		const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 		// Its own draws, so the backoffs' stay as they were.
 		let lateDraws = seed;
 		const late = () => (lateDraws = (lateDraws * 48_271) % 2_147_483_647) / 2_147_483_647;
-		const send = async (): Promise<Answer['outcome']> => {
+		const send = async (method = 'POST'): Promise<Answer['outcome']> => {
 			const slot = await pacing.acquire();
 			requests++;
 			firstAt ??= Date.now() + latencyMs / 2;
 			await after(latencyMs / 2);
-			const answer = answerNow();
+			const answer = answerNow(method);
 			await after(latencyMs / 2);
 			if (lateByMs > 0) await after(Math.floor(late() * lateByMs));
 			if (answer.outcome === 'refused') refused++;
+			if (answer.outcome === 'admitted') admitted.push(method);
 			lastAnswerAt = Date.now();
 			pacing.release(slot, {
 				overloaded: answer.outcome === 'failed' || answer.outcome === 'dropped',
@@ -76,12 +80,14 @@ export async function simulate(
 			});
 			return answer.outcome;
 		};
-		const answerNow = (): Answer => {
-			if (limiter) {
+		const answerNow = (method: string): Answer => {
+			if (limiterFor) {
+				const limiter = limiterFor(method);
+				if (!limiter) return { outcome: 'admitted', headers: {} };
 				const { admitted, headers } = limiter.admit();
 				return { outcome: admitted ? 'admitted' : 'refused', headers };
 			}
-			const kind = fault('/v2/orders', 'POST');
+			const kind = fault('/v2/orders', method);
 			if (kind === 'rateLimit') return { outcome: 'refused', headers: { 'retry-after': '1' } };
 			if (kind === 'reset') return { outcome: 'dropped', headers: {} };
 			return { outcome: kind === 'error' ? 'failed' : 'admitted', headers: {} };
@@ -89,11 +95,12 @@ export async function simulate(
 		let draws = seed;
 		const random = () => (draws = (draws * 16_807) % 2_147_483_647) / 2_147_483_647;
 		const run = mapWithConcurrency(rows, DEFAULT_CONCURRENCY, async () => {
+			if (lookUp) while ((await send('GET')) !== 'admitted');
 			for (let failures = 0; ; ) {
 				const outcome = await send();
 				if (outcome === 'admitted') return;
 				if (outcome === 'failed' || outcome === 'dropped') {
-					await send(); // the look-up, which finds nothing
+					await send('GET'); // the look-up, which finds nothing
 					await after(backoffDelay(CREATE_RETRY, ++failures, random));
 				}
 			}
@@ -104,10 +111,9 @@ export async function simulate(
 			await vi.advanceTimersToNextTimerAsync();
 			if (Date.now() - START > 3_600_000) throw new Error('the run took over an hour');
 		}
-		const admitted = requests - refused;
 		return {
 			wallMs: lastAnswerAt - START,
-			floorMs: limiter && 'limit' in service ? floorMs(service.limit, admitted, firstAt!) : 0,
+			floorMs: 'limit' in service ? floorMs(service.limit, admitted, firstAt!) : 0,
 			refused,
 			requests,
 		};

@@ -7,9 +7,9 @@
 import type { IDataObject } from 'n8n-workflow';
 import { describe, expect, it } from 'vitest';
 
+import { campaignParameters } from '../../campaignParameters.mts';
 import {
 	apiRequests,
-	campaignParameters,
 	runVoucher,
 	sandboxForThisFile,
 	uniqueReference,

@@ -1,12 +1,8 @@
 /** A campaign's dry run shows each row's amount in Naira, as entered, though rows hold kobo. */
 import { describe, expect, it } from 'vitest';
 
-import {
-	campaignParameters,
-	runVoucher,
-	sandboxForThisFile,
-	uniqueReference,
-} from '../../voucherNodeRunner.mts';
+import { campaignParameters } from '../../campaignParameters.mts';
+import { runVoucher, sandboxForThisFile, uniqueReference } from '../../voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile({}, { resetBeforeEach: false });
 

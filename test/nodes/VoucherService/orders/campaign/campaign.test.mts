@@ -4,9 +4,9 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { CampaignRow } from '../../../../../nodes/VoucherService/orders/types';
 import { narrationHint } from '../../../../../nodes/VoucherService/orders/campaign/narrationHint';
 
+import { campaignParameters } from '../../campaignParameters.mts';
 import {
 	apiRequests,
-	campaignParameters,
 	runVoucher,
 	uniqueReference,
 	sandboxForThisFile,

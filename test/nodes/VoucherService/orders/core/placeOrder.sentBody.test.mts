@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { campaignParameters } from '../../campaignParameters.mts';
 import {
 	apiRequests,
-	campaignParameters,
 	runVoucher,
 	sandboxForThisFile,
 	uniqueReference,

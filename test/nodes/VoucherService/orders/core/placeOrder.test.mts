@@ -7,9 +7,9 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { asOrder } from '../../../../../nodes/VoucherService/orders/lookup';
 import type { VoucherApiClient } from '../../../../../nodes/VoucherService/transport/client';
+import { campaignParameters } from '../../campaignParameters.mts';
 import {
 	apiRequests,
-	campaignParameters,
 	runVoucher,
 	sandboxForThisFile,
 	uniqueReference,

@@ -5,12 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import {
-	campaignParameters,
-	runVoucher,
-	sandboxForThisFile,
-	uniqueReference,
-} from '../../voucherNodeRunner.mts';
+import { campaignParameters } from '../../campaignParameters.mts';
+import { runVoucher, sandboxForThisFile, uniqueReference } from '../../voucherNodeRunner.mts';
 
 const sandbox = await sandboxForThisFile({ processingDelayMs: 60_000 });
 
