@@ -118,16 +118,18 @@ describe('sandbox rate limits, on a moved clock', () => {
 		expect(floorMs(window, times(7), gridStart + 1_000)).toBe(2_000 + 3_000);
 	});
 
+	// nginx locations: reads 20/s burst 10, creates 5/s burst 5.
+	const reads = {
+		kind: 'leakyBucket',
+		requests: 20,
+		seconds: 1,
+		burst: 10,
+		signal: 'none',
+		method: 'GET',
+	} as const;
+	const creates = { ...reads, requests: 5, burst: 5, method: 'POST' } as const;
+
 	it('limits per route: a request counts against the first whose method is its own or absent', () => {
-		const reads = {
-			kind: 'leakyBucket',
-			requests: 20,
-			seconds: 1,
-			burst: 10,
-			signal: 'none',
-			method: 'GET',
-		} as const;
-		const creates = { ...reads, requests: 5, burst: 5, method: 'POST' } as const;
 		const rest = { kind: 'tokenBucket', requests: 1, seconds: 1, signal: 'none' } as const;
 		expect(limitFor([reads, creates], 'GET')).toBe(reads);
 		expect(limitFor([reads, creates], 'POST')).toBe(creates);
@@ -139,15 +141,6 @@ describe('sandbox rate limits, on a moved clock', () => {
 
 	it("the floor of limits per route: the larger of each route's floor for what it admitted", () => {
 		const now = 1_700_000_000_000;
-		const reads = {
-			kind: 'leakyBucket',
-			requests: 20,
-			seconds: 1,
-			burst: 10,
-			signal: 'none',
-			method: 'GET',
-		} as const;
-		const creates = { ...reads, requests: 5, burst: 5, method: 'POST' } as const;
 		// 71 reads: 60 beyond the burst at 20/s, 3 s; 26 creates: 20 beyond it at 5/s, 4 s.
 		expect(floorMs([reads, creates], [...times(71, 'GET'), ...times(26)], now)).toBe(4_000);
 		expect(floorMs([reads, creates], [...times(91, 'GET'), ...times(26)], now)).toBe(4_000);
