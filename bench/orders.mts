@@ -28,6 +28,7 @@ import {
 	startBenchSandbox,
 	type RunResult,
 } from './harness.mts';
+import { basicAuth } from '../real-n8n/fixtures.mts';
 import { withProfiledN8n, type ProfiledRun } from './profile.mts';
 import { atLeast, atMost, beginRun, conditionsTable, envInt, fmt, info, machine, print, say, table, type Row } from './report.mts';
 
@@ -67,6 +68,8 @@ const measure = async (rest: Parameters<typeof runMeasured>[0], v: Variant, rows
 	say(`${v.label} @${latency} ms: ${rows} rows in ${fmt(r.nodeMs, 0)} ms (${m.requests} requests, peak ${m.peak} in flight)`);
 	return m;
 };
+/** The median run by `key` (the lower middle of an even count). */
+const medianBy = <T,>(runs: T[], key: (run: T) => number): T => [...runs].sort((a, b) => key(a) - key(b))[Math.floor((runs.length - 1) / 2)];
 /**
  * Alternates the variants for ROUNDS rounds; keeps each one's median run (not its best: a
  * figure a re-run does not reproduce misleads) and lists all rounds as the spread.
@@ -76,8 +79,7 @@ const sideBySide = async (rest: Parameters<typeof runMeasured>[0], variants: Var
 	for (let round = 0; round < ROUNDS; round++) {
 		for (const [i, v] of variants.entries()) all[i].push(await measure(rest, v, N, latency));
 	}
-	const median = (runs: Measured[]) => [...runs].sort((a, b) => a.nodeMs - b.nodeMs)[Math.floor((runs.length - 1) / 2)];
-	return all.map((runs) => ({ median: median(runs), all: runs.map((m) => fmt(m.nodeMs / 1000, 2)).join(' / ') }));
+	return all.map((runs) => ({ median: medianBy(runs, (m) => m.nodeMs), all: runs.map((m) => fmt(m.nodeMs / 1000, 2)).join(' / ') }));
 };
 
 /**
@@ -88,10 +90,9 @@ const sideBySide = async (rest: Parameters<typeof runMeasured>[0], variants: Var
 const plainClient = async (closeEach: boolean, inFlight: number): Promise<number> => {
 	sandbox.configure({ latencyMs: LATENCY });
 	sandbox.reset();
-	const { publicKey, secretKey } = sandbox.keys;
 	const headers: Record<string, string> = {
 		'content-type': 'application/json',
-		authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}`,
+		authorization: basicAuth(sandbox.keys),
 		...(closeEach ? { connection: 'close' } : {}),
 	};
 	const prefix = `bench-plain-${++run}`;
@@ -112,7 +113,7 @@ const plainClient = async (closeEach: boolean, inFlight: number): Promise<number
 const plainRuns = async (closeEach: boolean, inFlight: number) => {
 	const runs: number[] = [];
 	for (let round = 0; round < ROUNDS; round++) runs.push(await plainClient(closeEach, inFlight));
-	return { median: [...runs].sort((a, b) => a - b)[Math.floor((ROUNDS - 1) / 2)], all: runs.map((ms) => fmt(ms / 1000, 2)).join(' / ') };
+	return { median: medianBy(runs, (ms) => ms), all: runs.map((ms) => fmt(ms / 1000, 2)).join(' / ') };
 };
 
 // --- timed runs, side by side in one n8n
