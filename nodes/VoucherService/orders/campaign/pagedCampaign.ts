@@ -8,7 +8,14 @@ import { waitForTerminalStatus } from '../lookup';
 import { placeOrder, ReferenceExistsError } from '../core/placeOrder';
 import type { RunTally } from '../core/runSummary';
 import type { RunReads } from './runReads';
-import { blockOrderReference, blockOrders, oldNameProblem, rowBlock } from './rowBlocks';
+import {
+	blockOrderReference,
+	blockOrders,
+	holdsRowOf,
+	oldBlockOrders,
+	oldNameProblem,
+	rowBlock,
+} from './rowBlocks';
 import type { BlockReading } from './rowBlocks';
 import { planNewOrders } from './newOrders';
 import type { NewOrder } from './newOrders';
@@ -27,10 +34,10 @@ import {
 
 /*
  * A campaign fed in pages (Row ID set): by Loop Over Items, one page per sub-workflow or
- * execution, two executions at once. Rows are grouped by ID into blocks, and each block numbers
- * its own orders (rowBlocks.ts). A page reads only its own blocks' orders, so what a page
- * costs never depends on the pages before it: one look-up and one create per block on a
- * first run, one look-up on a re-run.
+ * execution, two executions at once. Rows are grouped by ID into blocks of 1,000, and each block
+ * numbers its own orders (rowBlocks.ts says why 1,000, and what a page costs). A page reads only
+ * its own blocks' orders: on a first run one look-up per block (and 0.3.0's names), then its
+ * creates; on a re-run one look-up per order of its blocks, up to the last that holds its rows.
  *
  * Why a block's orders have no gap, so that reading them stops at the first `04`: every run
  * creates a block's orders one at a time, `n + 1` only once `n` exists (created, or found),
@@ -47,7 +54,11 @@ import {
  * different pages.
  */
 
-/** After this many creates of a block lost to other runs at once, the block's rows fail. */
+/**
+ * After this many creates of a block lost to other runs at once without holding one of its rows,
+ * the block's rows fail. A loss that holds some is progress, bounded by the rows: a run that
+ * trails another over the same block loses each of the block's orders, one per 100 rows.
+ */
 const MAX_LOST_RACES = 8;
 
 /** One block of a page: its rows, its existing orders and the new orders to buy. */
@@ -76,27 +87,37 @@ async function settledOrder(
 	return waited.order;
 }
 
+const allHeld = (rows: CampaignRow[], orders: CampaignOrder[]) =>
+	reconcile(rows, orders).every((decision) => decision.kind === 'held');
+
 /**
- * A block's orders, in number order, up to the first missing one or until every row is held.
- * A page's blocks are read at once, beside the pacing's ramp (a burst, as a whole sheet's
- * discovery): a page is one execution, and ramping its look-ups up from the pacing's start
- * cost every page of a campaign three round trips.
+ * A block's orders, in number order, up to the first missing one or until every row is held;
+ * when a row is left unheld, 0.3.0's orders of the block too (`oldNames`), before them. A page's
+ * blocks are read at once, beside the pacing's ramp (a burst, as a whole sheet's discovery): a
+ * page is one execution, and ramping its look-ups up from the pacing's start cost every page of
+ * a campaign three round trips.
  */
 async function pageBlockOrders(
 	client: VoucherApiClient,
 	base: string,
 	rows: CampaignRow[],
 	deadline: number,
-	reading: BlockReading,
+	reading: BlockReading & { oldNames: boolean },
 ): Promise<CampaignOrder[]> {
 	const orders: CampaignOrder[] = [];
 	const { itemIndex } = rows[0];
 	const block = rowBlock(rows[0].rowId ?? '0');
+	const settled = async (found: CampaignOrder) => ({
+		...found,
+		order: await settledOrder(client, found.order, deadline, itemIndex),
+	});
 	for await (const found of blockOrders(client, base, block, itemIndex, reading)) {
-		orders.push({ ...found, order: await settledOrder(client, found.order, deadline, itemIndex) });
-		if (reconcile(rows, orders).every((decision) => decision.kind === 'held')) break;
+		orders.push(await settled(found));
+		if (allHeld(rows, orders)) return orders;
 	}
-	return orders;
+	if (!reading.oldNames) return orders;
+	const old = await oldBlockOrders(client, base, block, itemIndex, reading.burst);
+	return [...(await Promise.all(old.map(settled))), ...orders];
 }
 
 /** A block with orders under 0.3.0's names, when the user has not said whose they are. */
@@ -142,6 +163,12 @@ export function repeatedRowIds(node: INode, rows: CampaignRow[]): ItemOutcome[] 
  * Whole-sheet orders `<base>-1`, … and paged ones under one base cannot see each other, so a
  * row of one could be bought again by the other. Read once a page has something to buy, beside
  * the run's wallet check (campaign.ts): the refusal of the rows to buy, or none.
+ *
+ * It costs DISCOVERY_MISSES (32) look-ups a buying page, 0.032 a row at pages of 1,000: over
+ * the 0.025 of issue 41 on its own. It stays whole, because each cheaper form lets a row be
+ * bought twice: `<base>-1` alone misses a whole sheet whose order 1 failed (refused by the
+ * service, say for its template) while 2 to 32 were made, which a re-run never fills; trusting
+ * an earlier page's check misses a whole sheet run under the base since.
  */
 export async function refuseWholeSheetOrders(
 	client: VoucherApiClient,
@@ -208,16 +235,19 @@ export async function planPagedCampaign(
 	const plan: PagedPlan = { settled: [], held: 0, blocks: [], chunked: [] };
 	grouped.forEach(([block, blockRows], index) => {
 		const orders = found[index];
-		const old = orders.find((order) => order.oldName);
+		const old = orders.find((order) => order.oldBlock !== undefined);
 		if (old && settings.oldBlockNames === 'refuse') {
 			plan.settled.push(...refuseOldNames(node, blockRows, old));
 			return;
 		}
-		const { settled, newRows, held } = splitDecisions(reconcile(blockRows, orders), settle);
+		const decisions = reconcile(blockRows, orders, holdsRowOf);
+		const { settled, newRows, held } = splitDecisions(decisions, settle);
 		plan.settled.push(...settled);
 		plan.held += held;
 		if (newRows.length === 0) return;
-		const next = Math.max(0, ...orders.map(({ number }) => number)) + 1;
+		// 0.3.0's orders are numbered in their own blocks of 100: today's go on from today's highest.
+		const current = orders.filter((order) => order.oldBlock === undefined);
+		const next = Math.max(0, ...current.map(({ number }) => number)) + 1;
 		const planned = planNewOrders(node, newRows, settings, next, (number) =>
 			blockOrderReference(base, block, number),
 		);
@@ -249,14 +279,18 @@ export function blockJob(
 	const queue = [...plan.newOrders];
 	const orders = [...plan.orders];
 	const outcomes: ItemOutcome[] = [];
-	let lostRaces = 0;
+	let fruitlessRaces = 0;
 
-	/** Number `next.number` is `order`, another run's: match the rows still to buy, replan the rest. */
+	/**
+	 * Number `next.number` is `order`, another run's: match the rows still to buy, replan the
+	 * rest. Counts the race as fruitless when the order holds none of them.
+	 */
 	const taken = (next: NewOrder, order: Order) => {
 		orders.push({ number: next.number, reference: next.order.request.body.reference, order });
 		const pending = new Set([next, ...queue].flatMap((o) => o.rows));
-		const decisions = reconcile(plan.rows, orders).filter((d) => pending.has(d.row));
+		const decisions = reconcile(plan.rows, orders, holdsRowOf).filter((d) => pending.has(d.row));
 		const { settled, newRows, held } = splitDecisions(decisions, settle);
+		if (newRows.length === pending.size) fruitlessRaces++;
 		outcomes.push(...settled);
 		tally.held += held;
 		const replanned = planNewOrders(node, newRows, settings, next.number + 1, (number) =>
@@ -283,7 +317,7 @@ export function blockJob(
 				try {
 					result = await placeOrder(client, next.order, { ...settings, ifReferenceExists: 'fail' });
 				} catch (error) {
-					if (!(error instanceof ReferenceExistsError) || lostRaces++ >= MAX_LOST_RACES) {
+					if (!(error instanceof ReferenceExistsError) || fruitlessRaces >= MAX_LOST_RACES) {
 						stop(next, (rows) => rowsNotBought(node, rows, reference, error));
 						break;
 					}
@@ -313,7 +347,7 @@ export function blockJob(
 					}
 				}
 				const bought = boughtRows(node, next.rows, result);
-				if (bought.missing.length > 0 && lostRaces++ < MAX_LOST_RACES) {
+				if (bought.missing.length > 0 && fruitlessRaces < MAX_LOST_RACES) {
 					// Our create was answered with an order that lacks our rows: another run's.
 					taken(next, result.order);
 					continue;
