@@ -12,6 +12,7 @@ import {
 	blockOrderReference,
 	blockOrders,
 	holdsRowOf,
+	MAX_BLOCK_ORDERS,
 	oldBlockOrders,
 	oldNameProblem,
 	rowBlock,
@@ -24,10 +25,11 @@ import type { RowDecision } from './reconciliation';
 import {
 	boughtRows,
 	rowFailure,
+	rowsAnsweredAlike,
 	rowsNotBought,
-	rowsNotInOrder,
 	rowsNotSent,
 	rowsAfterUnconfirmed,
+	rowsPastBlockCap,
 	rowsUnsettled,
 	splitDecisions,
 } from './rowOutcomes';
@@ -53,13 +55,6 @@ import {
  * block gets two vouchers when both rows come in the same execution, one when they come on
  * different pages.
  */
-
-/**
- * After this many creates of a block lost to other runs at once without holding one of its rows,
- * the block's rows fail. A loss that holds some is progress, bounded by the rows: a run that
- * trails another over the same block loses each of the block's orders, one per 100 rows.
- */
-const MAX_LOST_RACES = 8;
 
 /** One block of a page: its rows, its existing orders and the new orders to buy. */
 export interface BlockPlan {
@@ -279,18 +274,26 @@ export function blockJob(
 	const queue = [...plan.newOrders];
 	const orders = [...plan.orders];
 	const outcomes: ItemOutcome[] = [];
-	let fruitlessRaces = 0;
+	const unsent = (next: NewOrder) => [next, ...queue.splice(0)].flatMap((o) => o.rows);
 
 	/**
 	 * Number `next.number` is `order`, another run's: match the rows still to buy, replan the
-	 * rest. Counts the race as fruitless when the order holds none of them.
+	 * rest. Many runs at once over one block may each lose many numbers to orders holding none
+	 * of their rows: every loss moves the block's numbering on, and the loop's cap bounds it.
+	 * False, with the rows failed, when the block already holds that order under another
+	 * Reference: then the answer is no other run's order.
 	 */
-	const taken = (next: NewOrder, order: Order) => {
-		orders.push({ number: next.number, reference: next.order.request.body.reference, order });
+	const taken = (next: NewOrder, order: Order): boolean => {
+		const reference = next.order.request.body.reference;
+		const twin = orders.find((o) => o.order.orderNumber === order.orderNumber);
+		if (twin) {
+			outcomes.push(...rowsAnsweredAlike(node, unsent(next), reference, twin));
+			return false;
+		}
+		orders.push({ number: next.number, reference, order });
 		const pending = new Set([next, ...queue].flatMap((o) => o.rows));
 		const decisions = reconcile(plan.rows, orders, holdsRowOf).filter((d) => pending.has(d.row));
 		const { settled, newRows, held } = splitDecisions(decisions, settle);
-		if (newRows.length === pending.size) fruitlessRaces++;
 		outcomes.push(...settled);
 		tally.held += held;
 		const replanned = planNewOrders(node, newRows, settings, next.number + 1, (number) =>
@@ -298,14 +301,7 @@ export function blockJob(
 		);
 		outcomes.push(...replanned.refused);
 		queue.splice(0, queue.length, ...replanned.orders);
-	};
-	/** The rows of `next` and every later order, when the block stops at `next`. */
-	const stop = (next: NewOrder, failed: (rows: CampaignRow[]) => ItemOutcome[]) => {
-		const { reference } = next.order.request.body;
-		outcomes.push(...failed(next.rows));
-		for (const rest of queue.splice(0)) {
-			outcomes.push(...rowsNotSent(node, rest.rows, rest.order.request.body.reference, reference));
-		}
+		return true;
 	};
 
 	return {
@@ -313,23 +309,32 @@ export function blockJob(
 		run: async () => {
 			for (let next = queue.shift(); next; next = queue.shift()) {
 				const { reference } = next.order.request.body;
+				if (next.number > MAX_BLOCK_ORDERS) {
+					outcomes.push(...rowsPastBlockCap(node, unsent(next), reference, MAX_BLOCK_ORDERS));
+					break;
+				}
 				let result: OrderResult;
 				try {
 					result = await placeOrder(client, next.order, { ...settings, ifReferenceExists: 'fail' });
 				} catch (error) {
-					if (!(error instanceof ReferenceExistsError) || fruitlessRaces >= MAX_LOST_RACES) {
-						stop(next, (rows) => rowsNotBought(node, rows, reference, error));
+					if (!(error instanceof ReferenceExistsError)) {
+						outcomes.push(...rowsNotBought(node, next.rows, reference, error));
+						for (const rest of queue.splice(0)) {
+							const { reference: unsentReference } = rest.order.request.body;
+							outcomes.push(...rowsNotSent(node, rest.rows, unsentReference, reference));
+						}
 						break;
 					}
 					const deadline = Date.now() + settings.waitTimeoutMs;
+					let existing: Order;
 					try {
-						taken(next, await settledOrder(client, error.existing, deadline, next.order.itemIndex));
+						existing = await settledOrder(client, error.existing, deadline, next.order.itemIndex);
 					} catch (lookupError) {
-						const unsettled = [next, ...queue.splice(0)].flatMap((o) => o.rows);
-						outcomes.push(...rowsUnsettled(node, unsettled, reference, lookupError));
+						outcomes.push(...rowsUnsettled(node, unsent(next), reference, lookupError));
 						break;
 					}
-					continue;
+					if (taken(next, existing)) continue;
+					break;
 				}
 				// An answer still PROCESSING names no recipients: under a service that answers a taken
 				// Reference with its order, it may be another run's, holding rows this block's later
@@ -347,21 +352,17 @@ export function blockJob(
 					}
 				}
 				const bought = boughtRows(node, next.rows, result);
-				if (bought.missing.length > 0 && fruitlessRaces < MAX_LOST_RACES) {
+				if (bought.missing.length > 0) {
 					// Our create was answered with an order that lacks our rows: another run's.
-					taken(next, result.order);
-					continue;
+					if (taken(next, result.order)) continue;
+					break;
 				}
 				tally.bought.push({ request: next.order.request, status: result.order.status });
 				orders.push({ number: next.number, reference, order: result.order });
 				outcomes.push(...bought.outcomes);
-				if (bought.missing.length > 0) {
-					stop(next, () => rowsNotInOrder(node, bought.missing, reference));
-					break;
-				}
 				if (unread !== undefined) {
-					const unsent = queue.splice(0).flatMap((o) => o.rows);
-					outcomes.push(...rowsAfterUnconfirmed(node, unsent, reference, unread));
+					const later = queue.splice(0).flatMap((o) => o.rows);
+					outcomes.push(...rowsAfterUnconfirmed(node, later, reference, unread));
 					break;
 				}
 			}

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { MAX_BLOCK_ORDERS } from '../../../../../nodes/VoucherService/orders/campaign/rowBlocks';
 import { byId, campaignSandboxForThisFile, table } from '../../campaignRuns.mts';
 import { uniqueReference } from '../../voucherNodeRunner.mts';
 
@@ -167,7 +168,7 @@ describe('a run that trails another over a whole block of 1,000', () => {
 		const base = uniqueReference('trailing');
 		const rows = table(1000, 0);
 		// The other run made n2 to n10 after this one read the block (n1 missing): this run
-		// creates n1, then meets each of the nine, more than MAX_LOST_RACES.
+		// creates n1, then meets each of the nine.
 		for (let n = 2; n <= 10; n++)
 			await placeDirectly(`${base}-k0-n${n}`, rows.slice((n - 1) * 100, n * 100));
 		const run = await runCampaign(base, rows, {}, { ...byId, continueOnFail: true });
@@ -177,5 +178,79 @@ describe('a run that trails another over a whole block of 1,000', () => {
 		);
 		expect(createsOf().get(`${base}-k0-n10`)).toBe(2);
 		expectEveryRowHeldOnce(base, rows);
+	});
+});
+
+describe('a page whose block other pages fill at once', () => {
+	it('loses eleven numbers to orders holding none of its rows, and buys its rows under the next', async () => {
+		const base = uniqueReference('crowded');
+		const rows = table(50, 0);
+		// Other pages of the block made n2 to n12 after this one read it (n1 missing), each with
+		// rows of their own.
+		const others = [];
+		for (let n = 2; n <= 12; n++) {
+			const theirs = table(5, 100 + n * 10);
+			await placeDirectly(`${base}-k0-n${n}`, theirs);
+			others.push(...theirs);
+		}
+		const run = await runCampaign(base, rows, perOrder, { ...byId, continueOnFail: true });
+		expect(run.json.filter((row) => row.error !== undefined)).toEqual([]);
+		expect(run.json.map((row) => row.reference)).toEqual([
+			...rows.slice(0, 25).map(() => `${base}-k0-n1`),
+			...rows.slice(25).map(() => `${base}-k0-n13`),
+		]);
+		for (let n = 2; n <= 12; n++) expect(createsOf().get(`${base}-k0-n${n}`)).toBe(2);
+		expectEveryRowHeldOnce(base, [...rows, ...others]);
+	});
+
+	it('stops, leaving its rows unsettled, when two numbers are answered with one order', async () => {
+		const base = uniqueReference('alike');
+		const rows = table(75, 0);
+		for (const n of [2, 3]) await placeDirectly(`${base}-k0-n${n}`, table(5, 100 + n * 10));
+		// Look-ups of n2 and n3 meet one order naming no Reference, as a misrouting gateway
+		// might answer: taken for n2's, it cannot be n3's too.
+		sandbox.configure({ phantomOrders: [`${base}-k0-n2`, `${base}-k0-n3`] });
+		try {
+			const run = await runCampaign(base, rows, perOrder, { ...byId, continueOnFail: true });
+			expect(run.json.slice(0, 25).every((row) => row.error === undefined)).toBe(true);
+			for (const row of run.json.slice(25)) {
+				expect(String(row.error)).toMatch(
+					new RegExp(
+						`^Item \\d+: unsettled: order ${base}-k0-n3 was answered with order SBX-PHANTOM, which is ${base}-k0-n2$`,
+					),
+				);
+			}
+			expect(createsOf().get(`${base}-k0-n4`)).toBeUndefined();
+		} finally {
+			sandbox.configure({ phantomOrders: false });
+		}
+	});
+});
+
+describe('a block as full as it is read', () => {
+	it('buys up to its last number the next run reads, and sends no order past it', async () => {
+		const base = uniqueReference('full');
+		const rows = table(50, 0);
+		// The block answers an order under each number below the last: the phantom, holding no row.
+		const filled = Array.from({ length: MAX_BLOCK_ORDERS - 1 }, (_, i) => `${base}-k0-n${i + 1}`);
+		sandbox.configure({ phantomOrders: filled });
+		try {
+			const run = await runCampaign(base, rows, perOrder, { ...byId, continueOnFail: true });
+			const last = `${base}-k0-n${MAX_BLOCK_ORDERS}`;
+			expect(run.json.slice(0, 25).map((row) => [row.error, row.reference])).toEqual(
+				rows.slice(0, 25).map(() => [undefined, last]),
+			);
+			const past = `${base}-k0-n${MAX_BLOCK_ORDERS + 1}`;
+			for (const row of run.json.slice(25)) {
+				expect(String(row.error)).toMatch(
+					new RegExp(
+						`^Item \\d+: not bought: order ${past} was not sent, because a block is read only up to its order number ${MAX_BLOCK_ORDERS}$`,
+					),
+				);
+			}
+			expect(run.posts).toBe(1);
+		} finally {
+			sandbox.configure({ phantomOrders: false });
+		}
 	});
 });
