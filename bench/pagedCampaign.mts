@@ -100,8 +100,11 @@ export const requestsPerRow = (f: Figures) => (f.reads + f.creates) / f.rows;
 export const allRight = (f: Figures) =>
 	f.doubled === 0 && f.missing === 0 && f.reported === f.rows && f.bought + f.held === f.rows && f.refusedOrFailed === 0;
 
-/** Measures runs against this sandbox, its request probe and its books. */
-export function pagedCampaignRuns(sandbox: Sandbox, probe: InFlightProbe) {
+/**
+ * Measures runs against this sandbox, its request probe and its books. `mixedAmounts`: the
+ * measured table's amounts (fillRecipients; 0, its default, changes them by the hundred).
+ */
+export function pagedCampaignRuns(sandbox: Sandbox, probe: InFlightProbe, mixedAmounts = 0) {
 	const books = campaignBooks(sandbox);
 
 	async function measure(target: Target, run: string, workflow: SavedCampaign, rows: number, report: (ex: Execution) => Reported): Promise<Figures> {
@@ -152,12 +155,12 @@ export function pagedCampaignRuns(sandbox: Sandbox, probe: InFlightProbe) {
 		const postgres = await postgresCredential(target.rest, pg, 'Campaign table (bench)');
 		const id = await postgresExample.saveBoth(target.rest, { postgres, voucherServiceApi: creds.ours }, filesDir, savePages);
 		await db.query('TRUNCATE campaign_recipients');
-		await fillRecipients(db, 1, WARM_ROWS);
+		await fillRecipients(db, 1, WARM_ROWS, mixedAmounts);
 		await runQuietly(target.rest, id, runTimeoutMs(WARM_ROWS), postgresExample.start);
 		sandbox.reset();
 		await db.query('TRUNCATE campaign_recipients');
 		const t0 = Date.now();
-		await fillRecipients(db, 1, rows);
+		await fillRecipients(db, 1, rows, mixedAmounts);
 		say(`table filled with ${rows} rows in ${fmt((Date.now() - t0) / 1000, 1)} s`);
 		return { creds, example: { id, trigger: postgresExample.start, base: postgresExample.base } };
 	}

@@ -100,8 +100,8 @@ export class RecipientTable {
 	/**
 	 * Adds `count` recipients, person<n>@example.com from `firstPerson` on, in batches of 1,000;
 	 * resolves to the ids n8n gave them. Product, template and amount follow the id each row is
-	 * expected to get, from `expectedFirstId` on, and change from block to block of 100 IDs, never
-	 * within one, so that a block is one order; 500 to 2,500 NGN a row.
+	 * expected to get, from `expectedFirstId` on, and change from hundred to hundred of IDs, never
+	 * within one, so that a block of 1,000 IDs is ten orders of 100; 500 to 2,500 NGN a row.
 	 */
 	async add(count: number, expectedFirstId: number, firstPerson: number): Promise<number[]> {
 		const ids: number[] = [];

@@ -26,18 +26,27 @@ export async function createRecipientsTable(db: PgClient): Promise<void> {
 
 /**
  * Adds the rows with IDs `from` to `to`, person<id>@example.com. Product, template and amount
- * change from block to block of 100 IDs, never within one, so that a block is one order
- * (100 recipients per order); 500 to 2,500 NGN a row.
+ * change from hundred to hundred of IDs, never within one, so that a block of 1,000 IDs is ten
+ * orders (100 recipients per order); 500 to 2,500 NGN a row. With `mixedAmounts` n > 0 instead,
+ * one product and template, and n amounts mixed in every hundred (500 × (1 + id mod n) NGN), so
+ * that a block of 1,000 IDs holds n series of ⌈1,000 ÷ n⌉ rows.
  */
-export async function fillRecipients(db: PgClient, from: number, to: number): Promise<void> {
+export async function fillRecipients(
+	db: PgClient,
+	from: number,
+	to: number,
+	mixedAmounts = 0,
+): Promise<void> {
 	await db.query(
 		`INSERT INTO campaign_recipients
 		SELECT id, 'First' || id, 'Last' || id, 'person' || id || '@example.com',
-			(ARRAY['VCH-INSTANT', 'VCH-AMAZON', 'VCH-JUMIA'])[(id / 100) % 3 + 1],
-			(ARRAY[500, 1000, 2500])[(id / 300) % 3 + 1],
-			(ARRAY[1, 2, 7])[(id / 100) % 3 + 1]
+			CASE WHEN $3::int > 0 THEN 'VCH-INSTANT'
+				ELSE (ARRAY['VCH-INSTANT', 'VCH-AMAZON', 'VCH-JUMIA'])[(id / 100) % 3 + 1] END,
+			CASE WHEN $3::int > 0 THEN 500 * (1 + id % $3::int)
+				ELSE (ARRAY[500, 1000, 2500])[(id / 300) % 3 + 1] END,
+			CASE WHEN $3::int > 0 THEN 1 ELSE (ARRAY[1, 2, 7])[(id / 100) % 3 + 1] END
 		FROM generate_series($1::bigint, $2::bigint) AS id`,
-		[from, to],
+		[from, to, mixedAmounts],
 	);
 }
 

@@ -242,8 +242,13 @@ export function applyOptions(
 				);
 				break;
 			case 'gatewayNotFoundOnceMade':
-			case 'phantomOrders':
 				check(typeof v === 'boolean', `${key} must be true or false`);
+				break;
+			case 'phantomOrders':
+				check(
+					typeof v === 'boolean' || (Array.isArray(v) && v.every((r) => typeof r === 'string')),
+					'phantomOrders must be true, false or an array of References',
+				);
 				break;
 			case 'gatewayNotFound':
 				check(

@@ -44,8 +44,15 @@ export interface Sandbox {
 
 const INTERNAL_ERROR: Reply = text(500, 'Internal Server Error');
 /** Get Order's path (templates excepted), answered by `phantomOrders` with an order naming no Reference. */
-const PHANTOM_PATH = /^\/v2\/orders\/(?!templates$)[^/]+$/;
+const PHANTOM_PATH = /^\/v2\/orders\/(?!templates$)([^/]+)$/;
 const PHANTOM_ORDER = { orderNumber: 'SBX-PHANTOM', status: 'FAILED', vouchers: null };
+const isPhantom = (phantom: boolean | string[] | undefined, path: string) => {
+	const reference = PHANTOM_PATH.exec(path)?.[1];
+	if (reference === undefined) return false;
+	return Array.isArray(phantom)
+		? phantom.includes(decodeURIComponent(reference))
+		: phantom === true;
+};
 
 const GATEWAY_NOT_FOUND: Record<'html' | 'json', Reply> = {
 	html: {
@@ -280,7 +287,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			);
 		if (identity.access === 'forbidden') return finish(errorReply(opts.dialect, 403, 'Forbidden'));
 
-		if (opts.phantomOrders && method === 'GET' && PHANTOM_PATH.test(path))
+		if (method === 'GET' && isPhantom(opts.phantomOrders, path))
 			return finish(json(200, { data: PHANTOM_ORDER, statusCode: '00', message: 'Successful' }));
 		const reply = routeApi(
 			{

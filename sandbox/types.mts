@@ -213,8 +213,8 @@ export interface SandboxOptions {
 	echoAuthorization?: 'text' | 'envelope' | null;
 	/** Text in a raw path on which a gateway in front answers 404 with its own HTML page, unseen by the service (as Apache does to `%2F`, IIS to `%25`). */
 	gatewayNotFound?: string[];
-	/** Get Order answers every Reference with a FAILED order that names none, as a broken service or a misrouting gateway might. */
-	phantomOrders?: boolean;
+	/** Get Order answers every Reference (or those listed) with a FAILED order that names none, as a broken service or a misrouting gateway might. */
+	phantomOrders?: boolean | string[];
 	/** That gateway's 404: an HTML page (the default) or JSON, as Kong's `{"message":"no Route matched with those values"}`. */
 	gatewayNotFoundBody?: 'html' | 'json';
 	/** That gateway answers only once the order the path names exists: a look-up that fails after its create, never before. */

@@ -1,8 +1,8 @@
 // examples/campaign-from-data-table in the oldest n8n of the matrix whose Data Table node it can
 // use (real-n8n/versions.mts, `dataTables`), imported as a user of that n8n sets it up: where the
 // node finds no table By Name, the table picked From List. Its Data Table is made through n8n's
-// REST API with a few hundred rows, read in pages of at most 200 rows (the example's Limit,
-// which a user may set) so that they make several pages. Where Get has no Order By the pages
+// REST API with 2,450 rows, read in pages of at most 1,200 rows (the example's Limit, which a
+// user may set above 1,000) so that a read ends inside a block and is cut. Where Get has no Order By the pages
 // rely on SQLite's order by `id`: this suite's n8n runs on SQLite, n8n's default. A run, then a
 // re-run that buys nothing; after each, the sandbox's books hold each row's one voucher of its
 // amount, one debit per order, and every row's result columns say what the books hold.
@@ -32,8 +32,8 @@ import {
 	tableTally,
 } from '../e2e/pagedCampaignBooks.mts';
 
-const ROWS = 450;
-const PAGE_LIMIT = 200;
+const ROWS = 2_450;
+const PAGE_LIMIT = 1_200;
 const RUN_TIMEOUT_MS = 120_000;
 
 /** compatSetup.mts starts the matrix oldest first: the first with Data Tables. */
@@ -59,7 +59,7 @@ describe.runIf(instance)(
 			rest.cookie = instance!.ownerCookie;
 			scratch = mkdtempSync(join(tmpdir(), 'voucher-compat-dt-'));
 			table = await RecipientTable.create(rest);
-			// A new table numbers its rows from 1: row n is person n, so a block is one order.
+			// A new table numbers its rows from 1: row n is person n.
 			expect(await table.add(ROWS, 1, 1)).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
 			sandbox = await startSandbox({ port: 0, initialBalanceNgn: 10_000_000 });
 			const credentials = {
@@ -80,14 +80,14 @@ describe.runIf(instance)(
 			if (scratch) rmSync(scratch, { recursive: true, force: true });
 		});
 
-		it(`buys each of ${ROWS} rows once in pages of whole hundreds and writes each row's result; a re-run buys nothing`, async () => {
+		it(`buys each of ${ROWS} rows once in pages of whole thousands and writes each row's result; a re-run buys nothing`, async () => {
 			const t0 = Date.now();
 			const first = await run();
 			const totals = totalsOf(first);
-			// 1 to 199, 200 to 399 (a read ending on 399 keeps all), 400 to 450 (the table's end).
+			// 1 to 999 (the read to 1,200 cut at 1,000), 1,000 to 1,999, 2,000 to 2,450 (the end).
 			expect(totalsAfterEachPage(first).map((t) => [t.pages, t.rows, t.fromId])).toEqual([
-				[1, 199, 200],
-				[2, 399, 400],
+				[1, 999, 1000],
+				[2, 1999, 2000],
 				[3, ROWS, null],
 			]);
 			expect(totals).toMatchObject({ bought: ROWS, held: 0, written: ROWS, failures: [] });
@@ -99,9 +99,11 @@ describe.runIf(instance)(
 			const seq = lastSeq(sandbox);
 			const again = totalsOf(await run());
 			expect(again).toMatchObject({ rows: ROWS, bought: 0, held: ROWS, written: ROWS });
-			// One look-up per block of 100 IDs (0 to 4), no create.
-			expect(pagedCampaignBooks(sandbox, example.base).requestsSince(seq)).toEqual({
-				lookUps: 5,
+			// One look-up per order (blocks 0 to 2), each up to the last that holds the block's rows;
+			// no create.
+			const books = pagedCampaignBooks(sandbox, example.base);
+			expect(books.requestsSince(seq)).toEqual({
+				lookUps: books.books().orders.length,
 				creates: 0,
 				refusedCreates: 0,
 			});

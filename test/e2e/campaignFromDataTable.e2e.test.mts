@@ -1,7 +1,7 @@
 // examples/campaign-from-data-table as a user runs it: its Data Table made in n8n (here through
 // the editor's REST API) with 20,000 rows, the example imported with `n8n import:workflow`, its
 // credential picked (by id: other files make credentials of the same name), its sub-workflow
-// published, the rows bought in pages of whole hundreds of IDs against the sandbox, each row's
+// published, the rows bought in pages of whole thousands of IDs against the sandbox, each row's
 // result written back into its own row. After n8n is killed mid-way, a re-run, a re-run that
 // buys nothing, rows added and deleted (n8n then hands a deleted ID to a new row) with a bad
 // e-mail, and two executions at once, the sandbox's books show each row holding exactly one
@@ -34,7 +34,12 @@ import {
 const { base: BASE, start: START, campaignId: CAMPAIGN_ID, pageId: PAGE_ID } = example;
 
 const ROWS = 20_000;
-const BLOCK = 100;
+/**
+ * Orders a block of 1,000 IDs holds: RecipientTable.add changes the order's fields from hundred
+ * to hundred of IDs, so each hundred is one order of 100 recipients (IDs 1 to 99 and 900 share
+ * one in block 0, whose ID 0 is absent); block 20 holds ID 20000 alone.
+ */
+const ORDERS_PER_BLOCK = 10;
 const RUN_TIMEOUT_MS = 300_000;
 /** The service's answer time: it keeps creates in flight when n8n is killed. */
 const LATENCY_MS = 50;
@@ -71,7 +76,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 		scratch = mkdtempSync(join(tmpdir(), 'voucher-e2e-dt-'));
 		table = await RecipientTable.create(rest);
 		const ids = await timed(`${ROWS} rows added through REST`, () => table.add(ROWS, 1, 1));
-		// A new table numbers its rows from 1: row n is person n, so a block is one order.
+		// A new table numbers its rows from 1: row n is person n.
 		expect(ids).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
 		sandbox = await startSandbox({
 			port: 0,
@@ -97,7 +102,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 		// The last full block cannot be bought before the kill, however fast the run: its order
 		// is held (sandbox/README.md, createBarrier) until released after it.
 		sandbox.configure({
-			createBarrier: { creates: 2, reference: `${BASE}-b199-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
+			createBarrier: { creates: 2, reference: `${BASE}-k19-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
 		});
 		await rest.startWorkflow(CAMPAIGN_ID, START);
 		// A few pages in: their orders are bought, the later ones not yet.
@@ -126,7 +131,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 	}, 600_000);
 
 	it(
-		'a re-run buys nothing, with one look-up per 100 IDs and no create; every row says bought earlier',
+		'a re-run buys nothing, with one look-up per order and no create; every row says bought earlier',
 		async () => {
 			const seq = lastSeq(sandbox);
 			const ex = await timed('re-run', runCampaign);
@@ -148,7 +153,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 				[21, ROWS, null],
 			]);
 			expect(requests).toEqual({
-				lookUps: Math.ceil((ROWS + 1) / BLOCK),
+				lookUps: (ROWS / 1000) * ORDERS_PER_BLOCK + 1,
 				creates: 0,
 				refusedCreates: 0,
 			});
@@ -165,7 +170,8 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 			const before = await table.rows();
 			const gone = (from: number, to: number) =>
 				before.filter((r) => r.id >= from && r.id <= to).forEach((r) => deleted.add(r.email));
-			// A whole block (a gap the pages step over), one row, and the highest row.
+			// A hundred rows (so the page from 5000 reads past 5999 and is cut there), one row, and
+			// the highest row.
 			for (const [from, to] of [
 				[5001, 5100],
 				[7777, 7777],
@@ -196,13 +202,15 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 				written: rows,
 				failures,
 			});
-			// Block 200's second order (its first holds person 20000's voucher), b201-n1 and b202-n1.
+			// Block 20's second to fourth orders (its first holds person 20000's voucher), one per
+			// hundred of IDs 20000 to 20249.
 			expect(requests.creates).toBe(3);
-			// Pages start at whole hundreds: the one from 5000 (5000, and 5101 to 6099 past the
-			// deleted block) ends on a whole hundred, so the next starts at 6100.
+			// Pages start at whole thousands: the one from 5000 reads 5000 and 5101 to 6099 (past the
+			// deleted rows), keeps 5000 to 5999 and leaves 6000 to 6099 to the next.
+			const pageRows = totalsAfterEachPage(ex).map((t, i, all) => t.rows - (all[i - 1]?.rows ?? 0));
+			expect(pageRows[5]).toBe(900);
 			expect(totalsAfterEachPage(ex).map((t) => t.fromId)).toEqual([
-				...[1, 2, 3, 4, 5].map((k) => k * 1000),
-				...Array.from({ length: 15 }, (_, k) => 6100 + k * 1000),
+				...Array.from({ length: 20 }, (_, k) => (k + 1) * 1000),
 				null,
 			]);
 			const after = await tally(BASE);
@@ -211,7 +219,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 			expect(reused).toMatchObject({
 				email: 'person20001@example.com',
 				result: 'bought',
-				order_reference: `${BASE}-b200-n2`,
+				order_reference: `${BASE}-k20-n2`,
 			});
 			expect(after.rows.find((r) => r.id === bad.id)).toMatchObject({
 				result: 'not bought',
@@ -233,7 +241,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 			// They race for certain, at any speed: block 0's first order is held until both
 			// executions have sent it, so both read the block before either bought in it.
 			sandbox.configure({
-				createBarrier: { creates: 2, reference: `${base}-b0-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
+				createBarrier: { creates: 2, reference: `${base}-k0-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
 			});
 			const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN_ID, START)));
 			const both = await Promise.all(ids.map((id) => rest.waitForExecution(id, RUN_TIMEOUT_MS)));
@@ -248,7 +256,7 @@ describe('a campaign from an n8n Data Table, page by page (examples/campaign-fro
 			for (const totals of [a, b])
 				expect(totals).toMatchObject({ rows, refusedOrFailed: 0, written: rows });
 			// They did race: creates of the same order, the second refused as a used Reference.
-			expect(createAnswers(sandbox, seq, `${base}-b0-n1`)).toEqual(['00', '09']);
+			expect(createAnswers(sandbox, seq, `${base}-k0-n1`)).toEqual(['00', '09']);
 			expect(requests.refusedCreates).toBeGreaterThan(0);
 		},
 		RUN_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 // examples/campaign-from-data-table's pages follow the rows' ids. Where Read the page gives rows
 // out of id order (an n8n without Order By on a database that keeps no order, here forced with
-// Order By id descending), Whole hundreds stops the page before anything is bought, rather than
+// Order By id descending), Whole thousands stops the page before anything is bought, rather than
 // pass over rows.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -28,7 +28,8 @@ import {
 	tableTally,
 } from './pagedCampaignBooks.mts';
 
-const ROWS = 500;
+/** Two blocks of 1,000 IDs (0 and 1), on two pages. */
+const ROWS = 1_500;
 /** A row whose e-mail the service refuses: never bought, so the board has nothing for it. */
 const BAD_ROW = 250;
 const RUN_TIMEOUT_MS = 120_000;
@@ -109,20 +110,27 @@ describe('the status board of a campaign from an n8n Data Table (status-board.js
 		const seq = lastSeq(sandbox);
 		expect(await refresh()).toEqual([]);
 		expect(changes(before, await table.rows())).toEqual([]);
-		// Per block of 100 IDs (rows 1 to 500: blocks 0 to 5), its order and the next Reference,
-		// which the service does not hold: where Get Campaign stops reading a block. No create.
-		expect(pagedCampaignBooks(sandbox, example.base).requestsSince(seq)).toEqual({
-			lookUps: 2 * 6,
+		// Per block of 1,000 IDs (rows 1 to 1,500: blocks 0 and 1), each of its orders, the next
+		// Reference, which the service does not hold (where Get Campaign stops reading a block),
+		// and the ten blocks of 100 under 0.3.0's names, which hold nothing. No create.
+		const books = pagedCampaignBooks(sandbox, example.base);
+		expect(books.requestsSince(seq)).toEqual({
+			lookUps: books.books().orders.length + 2 * (1 + 10),
 			creates: 0,
 			refusedCreates: 0,
 		});
 	});
 
 	it("after the service's statuses change, a refresh writes them into those rows' voucher_status, and into nothing else", async () => {
-		// Block 1's order (rows 100 to 199) failed as a whole; one voucher of block 3's was canceled.
-		serviceReports(`${example.base}-b1-n1`, 'FAILED');
-		serviceReports(`${example.base}-b3-n1`, 'CANCELED', 'person333@example.com');
+		// The order of rows 100 to 199 failed as a whole; one voucher of another order was canceled.
 		const before = await table.rows();
+		const orderOf = (id: number) => before.find((r) => r.id === id)!.order_reference;
+		expect(before.filter((r) => r.order_reference === orderOf(150)).map((r) => r.id)).toEqual(
+			Array.from({ length: 100 }, (_, i) => 100 + i),
+		);
+		expect(orderOf(333)).not.toBe(orderOf(150));
+		serviceReports(orderOf(150)!, 'FAILED');
+		serviceReports(orderOf(333)!, 'CANCELED', 'person333@example.com');
 		const t0 = Date.now();
 		const writes = await refresh();
 		console.log(`status board, ${ROWS} rows: ${Date.now() - t0} ms`);

@@ -39,7 +39,12 @@ const { base: BASE, start: START, campaignId: CAMPAIGN_ID, pageId: PAGE_ID } = e
 const EACH_PAGE = 'Each page';
 
 const ROWS = 20_000;
-const BLOCK = 100;
+/**
+ * Orders a block of 1,000 IDs holds: fillRecipients changes the order's fields from hundred to
+ * hundred of IDs, so each hundred is one order of 100 recipients (IDs 1 to 99 and 900 share one
+ * in block 0, whose ID 0 is absent); block 20 holds ID 20000 alone.
+ */
+const ORDERS_PER_BLOCK = 10;
 const RUN_TIMEOUT_MS = 240_000;
 /** The service's answer time: it keeps creates in flight when n8n is killed. */
 const LATENCY_MS = 50;
@@ -61,17 +66,13 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 
 	/** The campaign's vouchers per row ID, and its orders and debits, from the sandbox's books. */
 	function books(base: string) {
-		const ofCampaign = new RegExp(`^${base}-b\\d+-n\\d+$`);
-		const orders = [...sandbox.state.orders.values()].filter((o) => ofCampaign.test(o.reference));
+		const { orders, debits } = pagedCampaignBooks(sandbox, base).books();
 		const vouchers = new Map<string, number[]>();
 		for (const order of orders)
 			for (const voucher of order.vouchers) {
 				const id = /^person(\d+)@/.exec(voucher.email ?? '')![1];
 				vouchers.set(id, [...(vouchers.get(id) ?? []), voucher.value]);
 			}
-		const debits = sandbox.state.ledger.filter(
-			(e) => e.kind === 'debit' && ofCampaign.test(e.reference ?? ''),
-		);
 		return { orders, vouchers, debits };
 	}
 
@@ -133,7 +134,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 		// The last full block cannot be bought before the kill, however fast the run: its order
 		// is held (sandbox/README.md, createBarrier) until released after it.
 		sandbox.configure({
-			createBarrier: { creates: 2, reference: `${BASE}-b199-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
+			createBarrier: { creates: 2, reference: `${BASE}-k19-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
 		});
 		await rest.startWorkflow(CAMPAIGN_ID, START);
 		// A few pages in: their orders are bought, the later ones not yet.
@@ -158,7 +159,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 	}, 600_000);
 
 	it(
-		'a re-run buys nothing, with one look-up per 100 IDs and no create',
+		'a re-run buys nothing, with one look-up per order and no create',
 		async () => {
 			const seq = lastSeq();
 			const t0 = Date.now();
@@ -175,7 +176,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 				spentNgn: 0,
 			});
 			expect(requests).toEqual({
-				lookUps: Math.ceil((ROWS + 1) / BLOCK),
+				lookUps: (ROWS / 1000) * ORDERS_PER_BLOCK + 1,
 				creates: 0,
 				refusedCreates: 0,
 			});
@@ -187,7 +188,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 	it(
 		'rows added to the table: a re-run buys only those, and names the row it cannot buy',
 		async () => {
-			// ID 0 joins block 0 (IDs 1 to 99 bought), 20001 to 20250 block 200 (20000 bought) and two new blocks.
+			// ID 0 joins block 0 (IDs 1 to 999 bought), 20001 to 20251 block 20 (20000 bought).
 			await fillRecipients(db, 0, 0);
 			await fillRecipients(db, ROWS + 1, ROWS + 251);
 			// A typo in one row: the row fails alone, and the page's summary names it.
@@ -242,7 +243,8 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 				spentNgn: spent.first + spent.last,
 				failures,
 			});
-			// b0-2 and b200-2 beside their first orders, b201-1 and b202-1.
+			// k0-n11 beside block 0's ten orders; k20-n2 to -n4 (one per hundred of IDs 20001 to
+			// 20250) beside k20-n1.
 			expect(requests.creates).toBe(4);
 			expect(await tally(BASE)).toMatchObject({ ...EVERY_ROW_ONCE, missing: 1, held: ROWS + 251 });
 			await db.query('DELETE FROM campaign_recipients WHERE id = $1', [bad.id]);
@@ -260,7 +262,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			// They race for certain, at any speed: block 0's first order is held until both
 			// executions have sent it, so both read the block before either bought in it.
 			sandbox.configure({
-				createBarrier: { creates: 2, reference: `${base}-b0-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
+				createBarrier: { creates: 2, reference: `${base}-k0-n1`, timeoutMs: BARRIER_TIMEOUT_MS },
 			});
 			const ids = await Promise.all([1, 2].map(() => rest.startWorkflow(CAMPAIGN_ID, START)));
 			const both = await Promise.all(ids.map((id) => rest.waitForExecution(id, RUN_TIMEOUT_MS)));
@@ -274,7 +276,7 @@ describe('a campaign from PostgreSQL, page by page (examples/campaign-from-postg
 			expect(a.bought + b.bought).toBe(rows);
 			for (const totals of [a, b]) expect(totals).toMatchObject({ rows, refusedOrFailed: 0 });
 			// They did race: creates of the same order, the second refused as a used Reference.
-			expect(createAnswers(sandbox, seq, `${base}-b0-n1`)).toEqual(['00', '09']);
+			expect(createAnswers(sandbox, seq, `${base}-k0-n1`)).toEqual(['00', '09']);
 			expect(requests.refusedCreates).toBeGreaterThan(0);
 		},
 		RUN_TIMEOUT_MS,

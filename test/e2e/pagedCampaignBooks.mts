@@ -1,4 +1,4 @@
-// A campaign fed by Row ID (orders `<base>-b<block>-n<n>`) judged from the sandbox's own books:
+// A campaign fed by Row ID (orders `<base>-k<block>-n<n>`) judged from the sandbox's own books:
 // the vouchers each e-mail holds, one debit per order, and what a run asked the service for;
 // and the paged campaign examples run from their manual trigger, their totals read once the
 // execution succeeded.
@@ -15,16 +15,20 @@ export interface HeldVoucher {
 }
 
 export function pagedCampaignBooks(sandbox: Sandbox, base: string) {
-	const ofCampaign = new RegExp(`^${base}-b\\d+-n\\d+$`);
-	const ofBase = (reference: unknown) => String(reference).startsWith(`${base}-b`);
+	const ofCampaign = new RegExp(`^${base}-k\\d+-n\\d+$`);
+	// Every name a paged run asks about: its blocks' orders, 0.3.0's (`-b12-3`) and a whole
+	// sheet's (`-1` to `-32`), which it refuses to run beside.
+	const named = new RegExp(`^${base}-(k\\d+-n\\d+|b\\d+-\\d+|\\d+)$`);
+	const ofOrder = (path: string) =>
+		path.startsWith('/v2/orders/') && named.test(path.slice('/v2/orders/'.length));
 
 	/** Requests of this campaign the sandbox served after request `seq`. */
 	function requestsSince(seq: number) {
 		const served = sandbox.state.requests.filter(
 			(r) =>
 				r.seq > seq &&
-				(r.path.startsWith(`/v2/orders/${base}-b`) ||
-					ofBase((r.body as { reference?: string } | null)?.reference)),
+				(ofOrder(r.path) ||
+					named.test(String((r.body as { reference?: string } | null)?.reference))),
 		);
 		const creates = served.filter((r) => r.method === 'POST');
 		return {

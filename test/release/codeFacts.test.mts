@@ -118,11 +118,31 @@ const FACTS: Fact[] = [
 		'blocks of # (IDs #–# are block #)',
 		[BLOCK, 123 * BLOCK, 124 * BLOCK - 1, 123],
 	],
-	['docs/campaigns.md', 'one look-up and one create per # rows', [BLOCK]],
+	['docs/campaigns.md', 'one create per # rows of each amount', [DEFAULT_RECIPIENTS_PER_ORDER]],
 	[
 		'docs/campaigns.md',
 		'at most # blocks (# IDs) per item',
 		[MAX_REPORT_BLOCKS, MAX_REPORT_BLOCKS * BLOCK],
+	],
+
+	// The paged examples cut their pages at whole blocks.
+	['examples/campaign-from-data-table/campaign-page.json', 'const BLOCK = #;', [BLOCK]],
+	[
+		'examples/campaign-from-data-table/campaign.json',
+		'keeps each block of # IDs in its own orders',
+		[BLOCK],
+	],
+	['examples/campaign-from-data-table/status-board.json', 'in their blocks of # IDs', [BLOCK]],
+	['examples/campaign-from-data-table/README.md', 'perhaps in another block of # IDs', [BLOCK]],
+	[
+		'examples/campaign-from-postgres/campaign.json',
+		'Math.ceil($json.pageSize / #) * #',
+		[BLOCK, BLOCK],
+	],
+	[
+		'examples/campaign-from-postgres/campaign.json',
+		'keeps each block of # IDs in its own orders',
+		[BLOCK],
 	],
 
 	['docs/api.md', 'orders of at most # recipients by default', [DEFAULT_RECIPIENTS_PER_ORDER]],

@@ -194,6 +194,27 @@ describe('a gateway in front', () => {
 		}
 	});
 
+	it('answers the References phantomOrders lists with the phantom order, and only those', async () => {
+		sbx.configure({ phantomOrders: ['ph-1', 'ph 2'] });
+		try {
+			for (const path of ['/v2/orders/ph-1', '/v2/orders/ph%202']) {
+				const phantom = await call(sbx, 'GET', path);
+				expect(phantom.body.data).toEqual({
+					orderNumber: 'SBX-PHANTOM',
+					status: 'FAILED',
+					vouchers: null,
+				});
+			}
+			expect((await call(sbx, 'GET', '/v2/orders/ph-3')).body.statusCode).toBe('04');
+			expect((await call(sbx, 'GET', '/v2/orders/templates')).body.statusCode).toBe('00');
+			expect(() => sbx.configure({ phantomOrders: [1] as never })).toThrow(
+				'phantomOrders must be true, false or an array of References',
+			);
+		} finally {
+			sbx.configure({ phantomOrders: false });
+		}
+	});
+
 	it('answers it with JSON as Kong does under gatewayNotFoundBody json', async () => {
 		sbx.configure({ gatewayNotFound: ['%25'], gatewayNotFoundBody: 'json' });
 		try {

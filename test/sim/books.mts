@@ -21,8 +21,10 @@ import {
 	kobo,
 	outcomeOf,
 	PRODUCTS_WITH_VOUCHERS,
+	oldBlockOfName,
 	recipientKey,
 	scopeOf,
+	scopeOfName,
 	slotOf,
 } from './model.mts';
 import type { Decision, Limits, ModelRow, ModelVoucher, Scope } from './model.mts';
@@ -185,9 +187,9 @@ export class Books {
 				.map((row) => scopeOf(row.rowId));
 			common = common ? common.filter((scope) => scopes.includes(scope)) : scopes;
 		}
-		const named = /-b(\d+)-n?\d+$/.exec(String(body.reference))?.[1];
-		const byName = common?.find((scope) => scope === `b${named}`);
-		return byName ?? common?.[0] ?? 'b-1';
+		const named = scopeOfName(String(body.reference));
+		const byName = common?.find((scope) => scope === named);
+		return byName ?? common?.[0] ?? 'k-1';
 	}
 
 	/**
@@ -333,7 +335,8 @@ export class Books {
 		});
 		for (const { order, scope } of [...this.ordersOf(base), ...oldNamesMet]) {
 			if (!PRODUCTS_WITH_VOUCHERS.includes(order.productCode)) continue;
-			const held = order.recipients.map((r) => ({ ...r, value: order.amount }));
+			const oldBlock = scope === 'sheet' ? undefined : oldBlockOfName(order.reference);
+			const held = order.recipients.map((r) => ({ ...r, value: order.amount, oldBlock }));
 			byScope.set(scope, [...(byScope.get(scope) ?? []), ...held]);
 		}
 		const decisions = new Map<ModelRow, Decision>();

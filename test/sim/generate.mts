@@ -64,7 +64,7 @@ export interface FaultSpec {
 /** Pages of a paged run: all rows at once, by whole hundreds of IDs, or cut at positions of the sheet. */
 export type Cut =
 	| { kind: 'whole' }
-	| { kind: 'hundreds'; size: 1 | 2 }
+	| { kind: 'hundreds'; size: 1 | 2 | 10 }
 	| { kind: 'positions'; at: number[] };
 
 export type Step =
@@ -133,7 +133,11 @@ const line: fc.Arbitrary<LineSpec> = fc.record({
 	product,
 	template: weighted([25, 1], [1, 99]),
 	bad: weighted<LineSpec['bad']>([40, 'none'], [1, 'email'], [1, 'name']),
-	gap: fc.integer({ min: 1, max: 90 }),
+	// Now and then a gap past a block of 100 or of 1,000 (rowBlocks.ts), so sheets span blocks.
+	gap: fc.oneof(
+		{ weight: 6, arbitrary: fc.integer({ min: 1, max: 90 }) },
+		{ weight: 1, arbitrary: fc.integer({ min: 100, max: 1500 }) },
+	),
 });
 
 const rowIds = weighted<RowIdColumn>([3, 'none'], [4, 'id'], [1, 'row_number']);
@@ -237,7 +241,7 @@ const cut: fc.Arbitrary<Cut> = fc.oneof(
 	fc.constant({ kind: 'whole' as const }),
 	fc.record({
 		kind: fc.constant('hundreds' as const),
-		size: fc.constantFrom(1 as const, 2 as const),
+		size: fc.constantFrom(1 as const, 2 as const, 10 as const),
 	}),
 	fc.record({
 		kind: fc.constant('positions' as const),

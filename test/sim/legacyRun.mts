@@ -1,12 +1,12 @@
 /**
  * A campaign begun on version 0.3.0, as its orders stand in the service: each block's rows
- * bought under 0.3.0's names `<base>-b<block>-<m>` (today's are `-n<m>`), one order per product,
+ * bought under 0.3.0's names `<base>-b<block of 100>-<m>` (today's are `-k<block of 1,000>-n<m>`), one order per product,
  * value and template, as 0.3.0 grouped them. Sent straight to the sandbox, for the simulator's
  * check that such a campaign finishes (model.mts, C1).
  */
 import type { Sandbox } from '../../sandbox/server.mts';
 import type { SentRequest } from './lightExecution.mts';
-import { buyable, scopeOf } from './model.mts';
+import { buyable, oldBlockOf } from './model.mts';
 import type { ModelRow } from './model.mts';
 
 export async function legacyRun(
@@ -17,7 +17,12 @@ export async function legacyRun(
 ): Promise<SentRequest[]> {
 	const orders = new Map<string, ModelRow[]>();
 	for (const row of rows.filter((r) => buyable(r, false))) {
-		const key = JSON.stringify([scopeOf(row.rowId), row.product, row.amount, row.template]);
+		const key = JSON.stringify([
+			`b${oldBlockOf(row.rowId)}`,
+			row.product,
+			row.amount,
+			row.template,
+		]);
 		orders.set(key, [...(orders.get(key) ?? []), row]);
 	}
 	const numbers = new Map<string, number>();

@@ -10,9 +10,10 @@
  *    finishes when the user says whose such orders are; until then its blocks buy nothing.
  *    Known limit: those 0.3.0 names are also a whole-sheet campaign `<base>-b<k>`'s, so a whole
  *    sheet of that name holds them, and a paged base of that name is refused for them.
- * C2 Scope. A whole-sheet campaign is one scope. A paged one has a scope per block of 100 Row
- *    IDs (IDs 12300–12399 are block 123). A run matches rows only against vouchers of their
- *    own scope.
+ * C2 Scope. A whole-sheet campaign is one scope. A paged one has a scope per block of 1,000 Row
+ *    IDs (IDs 12000–12999 are block 12), 0.3.0's orders of its blocks of 100 (IDs 12300–12399
+ *    were its block 123) included. A run matches rows only against vouchers of their own scope,
+ *    and those of 0.3.0's orders only to rows of their block of 100, as 0.3.0 did.
  * C3 A recipient is e-mail, first and last name, each trimmed and in any case; a value is
  *    compared in kobo. A voucher is held whatever its status.
  * C4 Never more: in a scope, a recipient at a value holds at most as many vouchers as the most
@@ -51,7 +52,10 @@ import {
 	MAX_CAMPAIGN_ORDERS,
 } from '../../nodes/VoucherService/orders/campaign/discovery';
 import { MAX_REPORT_ORDERS } from '../../nodes/VoucherService/orders/campaign/campaignReport';
-import { MAX_BLOCK_ORDERS } from '../../nodes/VoucherService/orders/campaign/rowBlocks';
+import {
+	MAX_BLOCK_ORDERS,
+	MAX_OLD_BLOCK_ORDERS,
+} from '../../nodes/VoucherService/orders/campaign/rowBlocks';
 
 /** A sheet row as the simulator feeds it (before the node reads it). */
 export interface ModelRow {
@@ -73,15 +77,18 @@ export interface ModelVoucher {
 	lastName: string | null;
 	email: string | null;
 	value: number;
+	/** In an order under 0.3.0's name: its block of 100, whose rows alone it can hold (C2). */
+	oldBlock?: number;
 }
 
-const ROW_BLOCK_SIZE = 100;
+const ROW_BLOCK_SIZE = 1000;
+const OLD_BLOCK_SIZE = 100;
 
 /** C11's bounds, the node's own: distinct orders one whole-sheet campaign or one block reads. */
 export const READ_CAPS = {
 	sheet: MAX_CAMPAIGN_ORDERS + DISCOVERY_MISSES,
-	// A block read under 0.3.0's names and then under today's, each up to the cap.
-	block: 2 * (MAX_BLOCK_ORDERS + 1),
+	// A block read under today's names and its ten blocks of 100 under 0.3.0's, each up to its cap.
+	block: MAX_BLOCK_ORDERS + 1 + (ROW_BLOCK_SIZE / OLD_BLOCK_SIZE) * (MAX_OLD_BLOCK_ORDERS + 1),
 	report: MAX_REPORT_ORDERS,
 };
 
@@ -100,10 +107,36 @@ const mailbox = (email: unknown) => norm(email);
 
 export const kobo = (amount: unknown) => Math.round(Number(amount) * 100);
 
-export type Scope = 'sheet' | `b${number}`;
+export type Scope = 'sheet' | `k${number}`;
 
 export const scopeOf = (rowId: number | undefined): Scope =>
-	rowId === undefined ? 'sheet' : `b${Math.floor(rowId / ROW_BLOCK_SIZE)}`;
+	rowId === undefined ? 'sheet' : `k${Math.floor(rowId / ROW_BLOCK_SIZE)}`;
+
+/** 0.3.0's block of 100 of a Row ID, which named its orders `<base>-b<block>-<m>`. */
+export const oldBlockOf = (rowId: number | undefined) => Math.floor((rowId ?? 0) / OLD_BLOCK_SIZE);
+
+/** 0.3.0's block of 100 named by a paged order's reference `<base>-b<block>-<m>`, if so named. */
+export function oldBlockOfName(reference: string): number | undefined {
+	const old = /-b(\d+)-\d+$/.exec(reference);
+	return old ? Number(old[1]) : undefined;
+}
+
+/** Whether a paged order can hold a row under C2: one of 0.3.0's only in the row's block of 100. */
+export const fitsOldBlock = (reference: string, row: ModelRow) =>
+	(oldBlockOfName(reference) ?? oldBlockOf(row.rowId)) === oldBlockOf(row.rowId);
+
+/** The same for a voucher as the books hold it. */
+export const mayHold = (voucher: ModelVoucher, row: ModelRow) =>
+	voucher.oldBlock === undefined || voucher.oldBlock === oldBlockOf(row.rowId);
+
+/** The scope of a paged order by its name, today's `-k<block>-n<m>` or 0.3.0's `-b<block>-<m>`. */
+export function scopeOfName(reference: string): Scope | undefined {
+	const today = /-k(\d+)-n\d+$/.exec(reference);
+	if (today) return `k${Number(today[1])}`;
+	const old = /-b(\d+)-\d+$/.exec(reference);
+	if (old) return `k${Math.floor((Number(old[1]) * OLD_BLOCK_SIZE) / ROW_BLOCK_SIZE)}`;
+	return undefined;
+}
 
 /** A recipient at a value within one scope of one campaign (C2, C3). */
 export const slotOf = (
@@ -158,6 +191,7 @@ export function cleanRunDecisions(rows: ModelRow[], vouchers: ModelVoucher[]): D
 		const same = unclaimed.find(
 			(held) =>
 				!held.claimed &&
+				mayHold(held.voucher, row) &&
 				recipientKey(held.voucher) === recipientKey(row) &&
 				kobo(held.voucher.value) === kobo(row.amount),
 		);
@@ -167,12 +201,16 @@ export function cleanRunDecisions(rows: ModelRow[], vouchers: ModelVoucher[]): D
 	return rows.map((row, index): Decision => {
 		if (claims[index]) return 'held';
 		const otherValue = vouchers.some(
-			(v) => recipientKey(v) === recipientKey(row) && kobo(v.value) !== kobo(row.amount),
+			(v) =>
+				mayHold(v, row) &&
+				recipientKey(v) === recipientKey(row) &&
+				kobo(v.value) !== kobo(row.amount),
 		);
 		if (otherValue) return 'refusedValue';
 		const renamed = unclaimed.find(
 			(held) =>
 				!held.claimed &&
+				mayHold(held.voucher, row) &&
 				mailbox(held.voucher.email) === mailbox(row.email) &&
 				recipientKey(held.voucher) !== recipientKey(row),
 		);

@@ -12,7 +12,9 @@ import {
 	outcomeOf,
 	READ_CAPS,
 	recipientKey,
+	fitsOldBlock,
 	scopeOf,
+	scopeOfName,
 	specRefusal,
 	validInput,
 } from './model.mts';
@@ -24,8 +26,8 @@ const ORDER_LOOKUP = /^\/v2\/orders\/(?!templates$)([^/]+)$/;
 /** The scope a look-up of the execution's own campaign reads: a block, the whole sheet, or none. */
 function readScope(base: string, reference: string): string | undefined {
 	const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-	const block = new RegExp(`^${escaped}-b(\\d+)-n?\\d+$`).exec(reference);
-	if (block) return `b${block[1]}`;
+	const block = new RegExp(`^${escaped}(-k\\d+-n\\d+|-b\\d+-\\d+)$`).exec(reference);
+	if (block) return scopeOfName(block[1]);
 	return new RegExp(`^${escaped}-\\d+$`).test(reference) ? 'sheet' : undefined;
 }
 
@@ -135,6 +137,11 @@ function checkVoucher(books: Books, execution: ExecutionRecord, { row, json, out
 		fail(
 			'voucher-of-another-scope',
 			`${order.reference} holds ${owner.scope}, the row is in ${scopeOf(row.rowId)}`,
+		);
+	else if (owner.scope !== 'sheet' && !overlap && !fitsOldBlock(order.reference, row))
+		fail(
+			'voucher-of-another-scope',
+			`${order.reference} is 0.3.0's, of another block of 100 than row ID ${row.rowId}`,
 		);
 	if (
 		recipientKey(found.voucher) !== recipientKey(row) ||

@@ -70,7 +70,7 @@ function sandboxFaults(spec: FaultSpec, sheet: Sheet) {
 			: sheet.rowIds === 'none'
 				? [`${sheet.base}-${notFound.number}`]
 				: [
-						`${sheet.base}-b${notFound.block}-n${notFound.number}`,
+						`${sheet.base}-k${notFound.block}-n${notFound.number}`,
 						`${sheet.base}-b${notFound.block}-${notFound.number}`,
 					];
 	return {

@@ -115,6 +115,6 @@ export interface CampaignOrder {
 	number: number;
 	reference: string;
 	order: Order;
-	/** Read under 0.3.0's name of a block's order (orders/campaign/rowBlocks.ts). */
-	oldName?: boolean;
+	/** Read under 0.3.0's name: its block of 100, whose rows alone it can hold (orders/campaign/rowBlocks.ts). */
+	oldBlock?: string;
 }

@@ -20,25 +20,29 @@ export const personKey = (p: { email?: unknown; firstName?: unknown; lastName?: 
 	[p.email, p.firstName, p.lastName].map((v) => String(v).trim().toLowerCase()).join('|');
 
 export function campaignBooks(sandbox: Sandbox) {
-	/** Whole-sheet orders `<base>-n` and paged ones `<base>-b<block>-n<n>` (0.3.0: `-<n>`) alike. */
+	/** Whole-sheet orders `<base>-n` and paged ones `<base>-k<block>-n<n>` (0.3.0: `-b<block of 100>-<n>`) alike. */
 	const ofCampaign = (base: string, reference: string | null | undefined) =>
-		new RegExp(`^${base}-(b\\d+-n?)?\\d+$`).test(reference ?? '');
+		new RegExp(`^${base}-(k\\d+-n|b\\d+-)?\\d+$`).test(reference ?? '');
 	const campaignOrders = (base: string) =>
 		[...sandbox.state.orders.values()].filter((order) => ofCampaign(base, order.reference));
 
 	/**
 	 * The report Get Campaign should give, from the books: every voucher, in block (paged
-	 * orders `<base>-b<block>-n<n>`), then order-number, then list order.
+	 * orders `<base>-k<block>-n<n>`, after the block's 0.3.0 orders by their block of 100), then
+	 * order-number, then list order.
 	 */
 	function reportFromBooks(base: string): IDataObject[] {
-		const place = (reference: string) => {
-			const [, block = '-1', number = '0'] = /-(?:b(\d+)-n?)?(\d+)$/.exec(reference) ?? [];
-			return [BigInt(block), BigInt(number)];
+		const place = (reference: string): bigint[] => {
+			const [, block, old, number = '0'] = /-(?:k(\d+)-n|b(\d+)-)?(\d+)$/.exec(reference) ?? [];
+			if (block !== undefined) return [BigInt(block), BigInt(1), BigInt(0), BigInt(number)];
+			if (old !== undefined)
+				return [BigInt(old) / BigInt(10), BigInt(0), BigInt(old), BigInt(number)];
+			return [BigInt(-1), BigInt(0), BigInt(0), BigInt(number)];
 		};
 		const compare = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 		const orders = campaignOrders(base).sort((a, b) => {
-			const [[blockA, numberA], [blockB, numberB]] = [place(a.reference), place(b.reference)];
-			return compare(blockA, blockB) || compare(numberA, numberB);
+			const [placeA, placeB] = [place(a.reference), place(b.reference)];
+			return placeA.reduce((order, key, i) => order || compare(key, placeB[i]), 0);
 		});
 		return orders.flatMap((order): IDataObject[] => {
 			const orderFields = {

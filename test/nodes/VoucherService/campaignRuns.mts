@@ -41,6 +41,16 @@ export const hints = (run: Awaited<ReturnType<typeof runVoucher>>) =>
 export const table = (count: number, firstId = 1) =>
 	sheet(count, `id${firstId}-`).map((row, i) => ({ ...row, amount: 1000, id: firstId + i }));
 
+/**
+ * `count` rows as `table` makes them, `perBlock` in each block of 1,000 IDs from block `first`
+ * (IDs 0–99, 1000–1099, … with 100): many blocks without a table of thousands.
+ */
+export const tableInBlocks = (count: number, perBlock = 100, first = 0) =>
+	table(count, first * 1000).map((row, i) => ({
+		...row,
+		id: (first + Math.floor(i / perBlock)) * 1000 + (i % perBlock),
+	}));
+
 /** A campaign fed by Row ID, from the rows' `id` column (runCampaign's `run`). */
 export const byId = { extra: { rowIdField: 'id' } };
 

@@ -35,7 +35,7 @@ export const description = updateDisplayOptions(
 				'From',
 				'The lowest Row ID to report, a whole number. Empty for a campaign bought without Row ID Column.',
 			),
-			hint: 'For a campaign bought with Row ID Column: set both to report the blocks of 100 IDs that hold them',
+			hint: 'For a campaign bought with Row ID Column: set both to report the blocks of 1,000 IDs that hold them',
 		},
 		rowIdsField('To', 'The highest Row ID to report; at most 10,000,000 IDs per item'),
 		{

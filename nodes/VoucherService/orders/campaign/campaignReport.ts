@@ -13,6 +13,7 @@ import { discoverCampaignOrders } from './discovery';
 import {
 	blockOrderReference,
 	blockOrders,
+	oldBlockOrders,
 	oldNameProblem,
 	ROW_BLOCK_SIZE,
 	rowBlock,
@@ -30,18 +31,20 @@ export type ReadCampaignBase =
 	| { itemIndex: number; error: unknown };
 
 /*
- * The most blocks one item may read: 100,000 blocks are 10,000,000 Row IDs, and at least as many
- * look-ups as blocks, since the service lists no orders. A range past it (0 to 10^15 would be
- * 10^13 look-ups) is a mistake, not a report; a larger campaign is reported in several ranges.
+ * The most blocks one item may read: 10,000 blocks are 10,000,000 Row IDs, and at least as many
+ * look-ups as blocks (eleven with 0.3.0's names), since the service lists no orders. A range past
+ * it (0 to 10^15 would be 10^12 look-ups) is a mistake, not a report; a larger campaign is
+ * reported in several ranges.
  */
-export const MAX_REPORT_BLOCKS = 100_000;
+export const MAX_REPORT_BLOCKS = 10_000;
 
 /**
- * The most orders one item's blocks may hold as read: two per block at the most blocks. Each
- * block is capped too (rowBlocks.ts); this keeps a report of many blocks, each answered with
- * orders without end, from reading millions before it fails.
+ * The most orders one item's blocks may hold as read: twenty per block at the most blocks (a
+ * block of 1,000 rows with three amounts holds twelve). Each block is capped too (rowBlocks.ts);
+ * this keeps a report of many blocks, each answered with orders without end, from reading
+ * millions before it fails.
  */
-export const MAX_REPORT_ORDERS = 2 * MAX_REPORT_BLOCKS;
+export const MAX_REPORT_ORDERS = 20 * MAX_REPORT_BLOCKS;
 
 const grouped = (count: number | bigint) => count.toLocaleString('en-US');
 
@@ -157,19 +160,22 @@ async function readBlocks(
 	const read = await mapWithConcurrency(unread.length, concurrency, async (index) => {
 		const block = unread[index];
 		const orders: CampaignOrder[] = [];
-		const reading = { oldNames: oldNames !== 'ignore' };
-		for await (const order of blockOrders(client, base, block, itemIndex, reading)) {
+		for await (const order of blockOrders(client, base, block, itemIndex)) {
 			if (--left < 0) throw tooManyOrders(client.node, itemIndex, base);
-			if (order.oldName && oldNames === 'refuse') {
-				const [message, description] = oldNameProblem(order.reference, 'its block is not reported');
-				throw operationError(client.node, `Item ${itemIndex}: ${message}`, {
-					itemIndex,
-					description,
-				});
-			}
 			orders.push(order);
 		}
-		return foundOf(orders);
+		if (oldNames === 'ignore') return foundOf(orders);
+		const old = await oldBlockOrders(client, base, block, itemIndex);
+		left -= old.length;
+		if (left < 0) throw tooManyOrders(client.node, itemIndex, base);
+		if (old.length > 0 && oldNames === 'refuse') {
+			const [message, description] = oldNameProblem(old[0].reference, 'its block is not reported');
+			throw operationError(client.node, `Item ${itemIndex}: ${message}`, {
+				itemIndex,
+				description,
+			});
+		}
+		return foundOf([...old, ...orders]);
 	});
 	unread.forEach((block, index) => campaign.blocks.set(block, read[index]));
 	return blocks.flatMap((block) => campaign.blocks.get(block)?.items ?? []);

@@ -23,7 +23,7 @@ export interface ReportedVoucher extends IDataObject {
 /** One campaign as the report found it. */
 export interface CampaignReport {
 	base: string;
-	/** How many orders were found: `<base>-<n>`, or `<base>-b<block>-<n>` of the blocks read. */
+	/** How many orders were found: `<base>-<n>`, or `<base>-k<block>-n<n>` (and 0.3.0's) of the blocks read. */
 	orders: number;
 	items: ReportedVoucher[];
 	/** The orders looked for, as the hint names them when none was found. */

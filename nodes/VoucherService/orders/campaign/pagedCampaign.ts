@@ -8,7 +8,15 @@ import { waitForTerminalStatus } from '../lookup';
 import { placeOrder, ReferenceExistsError } from '../core/placeOrder';
 import type { RunTally } from '../core/runSummary';
 import type { RunReads } from './runReads';
-import { blockOrderReference, blockOrders, oldNameProblem, rowBlock } from './rowBlocks';
+import {
+	blockOrderReference,
+	blockOrders,
+	holdsRowOf,
+	MAX_BLOCK_ORDERS,
+	oldBlockOrders,
+	oldNameProblem,
+	rowBlock,
+} from './rowBlocks';
 import type { BlockReading } from './rowBlocks';
 import { planNewOrders } from './newOrders';
 import type { NewOrder } from './newOrders';
@@ -17,20 +25,21 @@ import type { RowDecision } from './reconciliation';
 import {
 	boughtRows,
 	rowFailure,
+	rowsAnsweredAlike,
 	rowsNotBought,
-	rowsNotInOrder,
 	rowsNotSent,
 	rowsAfterUnconfirmed,
+	rowsPastBlockCap,
 	rowsUnsettled,
 	splitDecisions,
 } from './rowOutcomes';
 
 /*
  * A campaign fed in pages (Row ID set): by Loop Over Items, one page per sub-workflow or
- * execution, two executions at once. Rows are grouped by ID into blocks, and each block numbers
- * its own orders (rowBlocks.ts). A page reads only its own blocks' orders, so what a page
- * costs never depends on the pages before it: one look-up and one create per block on a
- * first run, one look-up on a re-run.
+ * execution, two executions at once. Rows are grouped by ID into blocks of 1,000, and each block
+ * numbers its own orders (rowBlocks.ts says why 1,000, and what a page costs). A page reads only
+ * its own blocks' orders: on a first run one look-up per block (and 0.3.0's names), then its
+ * creates; on a re-run one look-up per order of its blocks, up to the last that holds its rows.
  *
  * Why a block's orders have no gap, so that reading them stops at the first `04`: every run
  * creates a block's orders one at a time, `n + 1` only once `n` exists (created, or found),
@@ -46,9 +55,6 @@ import {
  * block gets two vouchers when both rows come in the same execution, one when they come on
  * different pages.
  */
-
-/** After this many creates of a block lost to other runs at once, the block's rows fail. */
-const MAX_LOST_RACES = 8;
 
 /** One block of a page: its rows, its existing orders and the new orders to buy. */
 export interface BlockPlan {
@@ -76,27 +82,37 @@ async function settledOrder(
 	return waited.order;
 }
 
+const allHeld = (rows: CampaignRow[], orders: CampaignOrder[]) =>
+	reconcile(rows, orders).every((decision) => decision.kind === 'held');
+
 /**
- * A block's orders, in number order, up to the first missing one or until every row is held.
- * A page's blocks are read at once, beside the pacing's ramp (a burst, as a whole sheet's
- * discovery): a page is one execution, and ramping its look-ups up from the pacing's start
- * cost every page of a campaign three round trips.
+ * A block's orders, in number order, up to the first missing one or until every row is held;
+ * when a row is left unheld, 0.3.0's orders of the block too (`oldNames`), before them. A page's
+ * blocks are read at once, beside the pacing's ramp (a burst, as a whole sheet's discovery): a
+ * page is one execution, and ramping its look-ups up from the pacing's start cost every page of
+ * a campaign three round trips.
  */
 async function pageBlockOrders(
 	client: VoucherApiClient,
 	base: string,
 	rows: CampaignRow[],
 	deadline: number,
-	reading: BlockReading,
+	reading: BlockReading & { oldNames: boolean },
 ): Promise<CampaignOrder[]> {
 	const orders: CampaignOrder[] = [];
 	const { itemIndex } = rows[0];
 	const block = rowBlock(rows[0].rowId ?? '0');
+	const settled = async (found: CampaignOrder) => ({
+		...found,
+		order: await settledOrder(client, found.order, deadline, itemIndex),
+	});
 	for await (const found of blockOrders(client, base, block, itemIndex, reading)) {
-		orders.push({ ...found, order: await settledOrder(client, found.order, deadline, itemIndex) });
-		if (reconcile(rows, orders).every((decision) => decision.kind === 'held')) break;
+		orders.push(await settled(found));
+		if (allHeld(rows, orders)) return orders;
 	}
-	return orders;
+	if (!reading.oldNames) return orders;
+	const old = await oldBlockOrders(client, base, block, itemIndex, reading.burst);
+	return [...(await Promise.all(old.map(settled))), ...orders];
 }
 
 /** A block with orders under 0.3.0's names, when the user has not said whose they are. */
@@ -142,6 +158,12 @@ export function repeatedRowIds(node: INode, rows: CampaignRow[]): ItemOutcome[] 
  * Whole-sheet orders `<base>-1`, … and paged ones under one base cannot see each other, so a
  * row of one could be bought again by the other. Read once a page has something to buy, beside
  * the run's wallet check (campaign.ts): the refusal of the rows to buy, or none.
+ *
+ * It costs DISCOVERY_MISSES (32) look-ups a buying page, 0.032 a row at pages of 1,000: over
+ * the 0.025 of issue 41 on its own. It stays whole, because each cheaper form lets a row be
+ * bought twice: `<base>-1` alone misses a whole sheet whose order 1 failed (refused by the
+ * service, say for its template) while 2 to 32 were made, which a re-run never fills; trusting
+ * an earlier page's check misses a whole sheet run under the base since.
  */
 export async function refuseWholeSheetOrders(
 	client: VoucherApiClient,
@@ -208,16 +230,19 @@ export async function planPagedCampaign(
 	const plan: PagedPlan = { settled: [], held: 0, blocks: [], chunked: [] };
 	grouped.forEach(([block, blockRows], index) => {
 		const orders = found[index];
-		const old = orders.find((order) => order.oldName);
+		const old = orders.find((order) => order.oldBlock !== undefined);
 		if (old && settings.oldBlockNames === 'refuse') {
 			plan.settled.push(...refuseOldNames(node, blockRows, old));
 			return;
 		}
-		const { settled, newRows, held } = splitDecisions(reconcile(blockRows, orders), settle);
+		const decisions = reconcile(blockRows, orders, holdsRowOf);
+		const { settled, newRows, held } = splitDecisions(decisions, settle);
 		plan.settled.push(...settled);
 		plan.held += held;
 		if (newRows.length === 0) return;
-		const next = Math.max(0, ...orders.map(({ number }) => number)) + 1;
+		// 0.3.0's orders are numbered in their own blocks of 100: today's go on from today's highest.
+		const current = orders.filter((order) => order.oldBlock === undefined);
+		const next = Math.max(0, ...current.map(({ number }) => number)) + 1;
 		const planned = planNewOrders(node, newRows, settings, next, (number) =>
 			blockOrderReference(base, block, number),
 		);
@@ -249,13 +274,25 @@ export function blockJob(
 	const queue = [...plan.newOrders];
 	const orders = [...plan.orders];
 	const outcomes: ItemOutcome[] = [];
-	let lostRaces = 0;
+	const unsent = (next: NewOrder) => [next, ...queue.splice(0)].flatMap((o) => o.rows);
 
-	/** Number `next.number` is `order`, another run's: match the rows still to buy, replan the rest. */
-	const taken = (next: NewOrder, order: Order) => {
-		orders.push({ number: next.number, reference: next.order.request.body.reference, order });
+	/**
+	 * Number `next.number` is `order`, another run's: match the rows still to buy, replan the
+	 * rest. Many runs at once over one block may each lose many numbers to orders holding none
+	 * of their rows: every loss moves the block's numbering on, and the loop's cap bounds it.
+	 * False, with the rows failed, when the block already holds that order under another
+	 * Reference: then the answer is no other run's order.
+	 */
+	const taken = (next: NewOrder, order: Order): boolean => {
+		const reference = next.order.request.body.reference;
+		const twin = orders.find((o) => o.order.orderNumber === order.orderNumber);
+		if (twin) {
+			outcomes.push(...rowsAnsweredAlike(node, unsent(next), reference, twin));
+			return false;
+		}
+		orders.push({ number: next.number, reference, order });
 		const pending = new Set([next, ...queue].flatMap((o) => o.rows));
-		const decisions = reconcile(plan.rows, orders).filter((d) => pending.has(d.row));
+		const decisions = reconcile(plan.rows, orders, holdsRowOf).filter((d) => pending.has(d.row));
 		const { settled, newRows, held } = splitDecisions(decisions, settle);
 		outcomes.push(...settled);
 		tally.held += held;
@@ -264,14 +301,7 @@ export function blockJob(
 		);
 		outcomes.push(...replanned.refused);
 		queue.splice(0, queue.length, ...replanned.orders);
-	};
-	/** The rows of `next` and every later order, when the block stops at `next`. */
-	const stop = (next: NewOrder, failed: (rows: CampaignRow[]) => ItemOutcome[]) => {
-		const { reference } = next.order.request.body;
-		outcomes.push(...failed(next.rows));
-		for (const rest of queue.splice(0)) {
-			outcomes.push(...rowsNotSent(node, rest.rows, rest.order.request.body.reference, reference));
-		}
+		return true;
 	};
 
 	return {
@@ -279,23 +309,32 @@ export function blockJob(
 		run: async () => {
 			for (let next = queue.shift(); next; next = queue.shift()) {
 				const { reference } = next.order.request.body;
+				if (next.number > MAX_BLOCK_ORDERS) {
+					outcomes.push(...rowsPastBlockCap(node, unsent(next), reference, MAX_BLOCK_ORDERS));
+					break;
+				}
 				let result: OrderResult;
 				try {
 					result = await placeOrder(client, next.order, { ...settings, ifReferenceExists: 'fail' });
 				} catch (error) {
-					if (!(error instanceof ReferenceExistsError) || lostRaces++ >= MAX_LOST_RACES) {
-						stop(next, (rows) => rowsNotBought(node, rows, reference, error));
+					if (!(error instanceof ReferenceExistsError)) {
+						outcomes.push(...rowsNotBought(node, next.rows, reference, error));
+						for (const rest of queue.splice(0)) {
+							const { reference: unsentReference } = rest.order.request.body;
+							outcomes.push(...rowsNotSent(node, rest.rows, unsentReference, reference));
+						}
 						break;
 					}
 					const deadline = Date.now() + settings.waitTimeoutMs;
+					let existing: Order;
 					try {
-						taken(next, await settledOrder(client, error.existing, deadline, next.order.itemIndex));
+						existing = await settledOrder(client, error.existing, deadline, next.order.itemIndex);
 					} catch (lookupError) {
-						const unsettled = [next, ...queue.splice(0)].flatMap((o) => o.rows);
-						outcomes.push(...rowsUnsettled(node, unsettled, reference, lookupError));
+						outcomes.push(...rowsUnsettled(node, unsent(next), reference, lookupError));
 						break;
 					}
-					continue;
+					if (taken(next, existing)) continue;
+					break;
 				}
 				// An answer still PROCESSING names no recipients: under a service that answers a taken
 				// Reference with its order, it may be another run's, holding rows this block's later
@@ -313,21 +352,17 @@ export function blockJob(
 					}
 				}
 				const bought = boughtRows(node, next.rows, result);
-				if (bought.missing.length > 0 && lostRaces++ < MAX_LOST_RACES) {
+				if (bought.missing.length > 0) {
 					// Our create was answered with an order that lacks our rows: another run's.
-					taken(next, result.order);
-					continue;
+					if (taken(next, result.order)) continue;
+					break;
 				}
 				tally.bought.push({ request: next.order.request, status: result.order.status });
 				orders.push({ number: next.number, reference, order: result.order });
 				outcomes.push(...bought.outcomes);
-				if (bought.missing.length > 0) {
-					stop(next, () => rowsNotInOrder(node, bought.missing, reference));
-					break;
-				}
 				if (unread !== undefined) {
-					const unsent = queue.splice(0).flatMap((o) => o.rows);
-					outcomes.push(...rowsAfterUnconfirmed(node, unsent, reference, unread));
+					const later = queue.splice(0).flatMap((o) => o.rows);
+					outcomes.push(...rowsAfterUnconfirmed(node, later, reference, unread));
 					break;
 				}
 			}

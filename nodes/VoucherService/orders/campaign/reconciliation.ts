@@ -36,6 +36,7 @@ export function recipientsOf(order: Order): 'known' | 'pending' | 'unlisted' {
 }
 
 interface Held {
+	from: CampaignOrder;
 	order: Order;
 	voucher: IDataObject;
 	kobo: number;
@@ -50,11 +51,12 @@ const mailbox = (email: unknown) =>
 /** Every listed recipient voucher of the orders, by recipient, in order-number order. */
 function vouchersByRecipient(orders: CampaignOrder[]): Map<string, Held[]> {
 	const byRecipient = new Map<string, Held[]>();
-	for (const { order } of orders) {
+	for (const from of orders) {
+		const { order } = from;
 		for (const voucher of order.vouchers ?? []) {
 			if (!voucher.email) continue; // a download voucher: no recipient
 			const key = recipientKey(voucher);
-			const held = { order, voucher, kobo: voucherKobo(voucher), claimed: false };
+			const held = { from, order, voucher, kobo: voucherKobo(voucher), claimed: false };
 			const list = byRecipient.get(key);
 			if (list) list.push(held);
 			else byRecipient.set(key, [held]);
@@ -71,32 +73,47 @@ function vouchersByRecipient(orders: CampaignOrder[]): Map<string, Held[]> {
  *
  * Every row claims its voucher first; only then are the others decided, so whether a voucher
  * under another name belongs to a row of this sheet does not depend on the row order.
+ *
+ * `holds` says which rows an order can hold (all by default): a row is matched, refused or
+ * blocked only by the orders that can hold it.
  */
-export function reconcile(rows: CampaignRow[], orders: CampaignOrder[]): RowDecision[] {
-	const unknown = orders.find(({ order }) => recipientsOf(order) !== 'known')?.order;
+export function reconcile(
+	rows: CampaignRow[],
+	orders: CampaignOrder[],
+	holds: (order: CampaignOrder, row: CampaignRow) => boolean = () => true,
+): RowDecision[] {
+	const unknown = orders.filter(({ order }) => recipientsOf(order) !== 'known');
 	const byRecipient = vouchersByRecipient(orders);
 	const claimedBy = rows.map((row) => {
 		const held = byRecipient.get(row.recipientKey) ?? [];
-		const same = held.find((voucher) => !voucher.claimed && voucher.kobo === row.amountKobo);
+		const same = held.find(
+			(voucher) => !voucher.claimed && voucher.kobo === row.amountKobo && holds(voucher.from, row),
+		);
 		if (same) same.claimed = true;
 		return same;
 	});
-	const unclaimedByMailbox = new Map<string, Held>();
+	const unclaimedByMailbox = new Map<string, Held[]>();
 	for (const list of byRecipient.values()) {
 		for (const held of list) {
+			if (held.claimed) continue;
 			const key = mailbox(held.voucher.email);
-			if (!held.claimed && !unclaimedByMailbox.has(key)) unclaimedByMailbox.set(key, held);
+			const same = unclaimedByMailbox.get(key);
+			if (same) same.push(held);
+			else unclaimedByMailbox.set(key, [held]);
 		}
 	}
 	return rows.map((row, index): RowDecision => {
 		const same = claimedBy[index];
 		if (same) return { kind: 'held', row, order: same.order, voucher: same.voucher };
-		if (unknown) return { kind: 'blocked', row, unknown };
+		const blocking = unknown.find((from) => holds(from, row));
+		if (blocking) return { kind: 'blocked', row, unknown: blocking.order };
 		const other = byRecipient
 			.get(row.recipientKey)
-			?.find((voucher) => voucher.kobo !== row.amountKobo);
+			?.find((voucher) => voucher.kobo !== row.amountKobo && holds(voucher.from, row));
 		if (other) return { kind: 'refused', row, heldKobo: other.kobo };
-		const renamed = unclaimedByMailbox.get(mailbox(row.recipient.email));
+		const renamed = unclaimedByMailbox
+			.get(mailbox(row.recipient.email))
+			?.find((held) => holds(held.from, row));
 		if (renamed && recipientKey(renamed.voucher) !== row.recipientKey) {
 			const { firstName, lastName } = renamed.voucher;
 			return { kind: 'renamed', row, heldName: `${String(firstName)} ${String(lastName)}` };

@@ -3,7 +3,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import type { ItemOutcome } from '../../plan';
 import { asNodeError, operationError } from '../../transport/errors';
 import { formatNaira, toNaira } from '../../shared/money';
-import type { CampaignRow, OrderResult } from '../types';
+import type { CampaignOrder, CampaignRow, OrderResult } from '../types';
 import { OutcomeUnknownError } from '../core/placeOrder';
 import { recipientsOf, vouchersOfRows } from './reconciliation';
 import type { RowDecision } from './reconciliation';
@@ -179,10 +179,6 @@ export function rowsNotInOrder(node: INode, rows: CampaignRow[], reference: stri
 	return rows.map((row) => rowFailure(node, row, why));
 }
 
-/**
- * Rows whose order number another run took at once, when that order could not be read: they
- * may be in it. Said apart from "not bought", which would be a guess.
- */
 /** Rows of a block's later orders, unsent because the order before them could not be read to its end (why: a text or the error). */
 export function rowsAfterUnconfirmed(
 	node: INode,
@@ -199,6 +195,10 @@ export function rowsAfterUnconfirmed(
 	return rows.map((row) => rowFailure(node, row, why));
 }
 
+/**
+ * Rows whose order number another run took at once, when that order could not be read: they
+ * may be in it. Said apart from "not bought", which would be a guess.
+ */
 export function rowsUnsettled(node: INode, rows: CampaignRow[], reference: string, error: unknown) {
 	const { message } = asNodeError(node, error);
 	const why: [string, string] = [
@@ -221,4 +221,34 @@ export function splitDecisions(
 		else split.newRows.push(decision.row);
 	}
 	return split;
+}
+
+/**
+ * Rows of a block's orders from the first whose number is past what the next run reads
+ * (MAX_BLOCK_ORDERS): such an order would never be found, and its rows would be bought again.
+ */
+export function rowsPastBlockCap(node: INode, rows: CampaignRow[], reference: string, cap: number) {
+	const why: [string, string] = [
+		`not bought: order ${reference} was not sent, because a block is read only up to its order number ${cap}`,
+		`The next run would never read an order past that number, and would buy its rows again. A block of Row IDs needs so many only when other runs keep taking its numbers, or when the service answers every Reference with an order. Check the block with Order → Get Campaign.`,
+	];
+	return rows.map((row) => rowFailure(node, row, why));
+}
+
+/**
+ * Rows whose create was answered with an order the block already holds under another Reference:
+ * two References never name one order, so the answer is not this Reference's order, and whether
+ * the create bought anything cannot be read from it.
+ */
+export function rowsAnsweredAlike(
+	node: INode,
+	rows: CampaignRow[],
+	reference: string,
+	twin: CampaignOrder,
+) {
+	const why: [string, string] = [
+		`unsettled: order ${reference} was answered with order ${twin.order.orderNumber}, which is ${twin.reference}`,
+		'Two References never name one order, so this answer is not the order under this Reference: the service, or something in front of it (a cache), may answer several References alike. Nothing more was bought for this row in this run. Check both with Order → Get, then run the workflow again.',
+	];
+	return rows.map((row) => rowFailure(node, row, why));
 }

@@ -18,6 +18,7 @@ import {
 	hints,
 	pages,
 	table,
+	tableInBlocks,
 } from '../../campaignRuns.mts';
 import { apiRequests, runVoucher, uniqueReference } from '../../voucherNodeRunner.mts';
 
@@ -44,18 +45,22 @@ async function report(asked: Asked[]) {
 }
 
 const inBlocks = (base: string, blocks: number[]) => (item: IDataObject) =>
-	blocks.some((block) => String(item.reference).startsWith(`${base}-b${block}-`));
+	blocks.some((block) => String(item.reference).startsWith(`${base}-k${block}-`));
+
+/** The first of 0.3.0's names of each block of 100 in `block`: read after today's names. */
+const oldFirsts = (base: string, block: number) =>
+	Array.from({ length: 10 }, (_, digit) => `${base}-b${block * 10 + digit}-1`);
 
 /**
- * A campaign of Row IDs 0 to 249 bought in pages of 60, which cut across blocks: block 0 has
- * orders -1 and -2, block 1 -1 to -3, block 2 -1 and -2. Then IDs 300 to 302 in an order that
- * FAILED without vouchers (b3-n1).
+ * A campaign of 250 rows, 100 in each block (IDs 0–99, 1000–1099, 2000–2049), bought in pages
+ * of 60, which cut across blocks: block 0 has orders -n1 and -n2, block 1 -n1 to -n3, block 2
+ * -n1 and -n2. Then IDs 3000 to 3002 in an order that FAILED without vouchers (k3-n1).
  */
 async function pagedCampaign(base: string) {
-	for (const page of pages(table(250, 0), 60)) {
+	for (const page of pages(tableInBlocks(250, 100), 60)) {
 		expect((await runCampaign(base, page, {}, byId)).error).toBeUndefined();
 	}
-	const failed = table(3, 300);
+	const failed = tableInBlocks(3, 100, 3);
 	const wait = { waitForCompletion: true, waitTimeoutSeconds: 10 };
 	await runCampaign(base, failed, wait, {
 		extra: { ...byId.extra, productCode: 'VCH-SLOW-FAILED' },
@@ -68,22 +73,24 @@ describe('Get Campaign of a campaign bought by Row ID', () => {
 		await pagedCampaign(base);
 		const books = reportFromBooks(base);
 
-		const run = await report([{ base, from: 0, to: 399 }]);
+		const run = await report([{ base, from: 0, to: 3999 }]);
 		expect(run.error).toBeUndefined();
 		expect(run.posts).toBe(0);
 		expect(run.json).toEqual(books);
 		expect(run.json).toHaveLength(250 + 1);
-		// Each block's orders and the miss above them; no whole-sheet order, no other block.
+		// Each block's orders, the miss above them and its blocks of 100 under 0.3.0's names; no
+		// whole-sheet order, no other block.
 		const expectedReads = [0, 1, 2, 3].flatMap((block) => {
 			const orders = books.filter(inBlocks(base, [block])).map((item) => item.reference);
-			return [...new Set(orders), `${base}-b${block}-n${new Set(orders).size + 1}`];
+			const miss = `${base}-k${block}-n${new Set(orders).size + 1}`;
+			return [...new Set(orders), miss, ...oldFirsts(base, block)];
 		});
 		expect([...run.read].sort()).toEqual(expectedReads.sort());
 		run.main.forEach((item) => expect(item.pairedItem).toEqual({ item: 0 }));
 
 		const totalKobo = 250 * 1000 * 100;
 		expect(run.hint.message).toBe(
-			`Campaign "${base}": 250 vouchers in 8 orders, worth ${formatNaira(totalKobo)}: 250 DELIVERED, 0 FAILED, 0 CANCELED, 0 PROCESSING. Order ${base}-b3-n1 (FAILED) lists no vouchers, so its recipients are not in this report.`,
+			`Campaign "${base}": 250 vouchers in 8 orders, worth ${formatNaira(totalKobo)}: 250 DELIVERED, 0 FAILED, 0 CANCELED, 0 PROCESSING. Order ${base}-k3-n1 (FAILED) lists no vouchers, so its recipients are not in this report.`,
 		);
 	});
 
@@ -91,14 +98,16 @@ describe('Get Campaign of a campaign bought by Row ID', () => {
 		const base = uniqueReference('paged-range');
 		await pagedCampaign(base);
 
-		const middle = await report([{ base, from: '00150', to: ' 180 ' }]);
-		expect(middle.read).toEqual([1, 2, 3, 4].map((n) => `${base}-b1-n${n}`));
+		const middle = await report([{ base, from: '001050', to: ' 1080 ' }]);
+		expect(middle.read.slice(0, 4)).toEqual([1, 2, 3, 4].map((n) => `${base}-k1-n${n}`));
+		expect(middle.read.slice(4).sort()).toEqual(oldFirsts(base, 1).sort());
 		expect(middle.json).toEqual(reportFromBooks(base).filter(inBlocks(base, [1])));
 		expect(middle.json).toHaveLength(100);
 
-		// ID 249 lies in block 2, whose orders also hold IDs 200 to 248: a report is of whole blocks.
-		const one = await report([{ base, from: 249, to: 249 }]);
-		expect(one.read).toEqual([1, 2, 3].map((n) => `${base}-b2-n${n}`));
+		// ID 2049 lies in block 2, whose orders also hold IDs 2000 to 2048: a report is of whole blocks.
+		const one = await report([{ base, from: 2049, to: 2049 }]);
+		expect(one.read.slice(0, 3)).toEqual([1, 2, 3].map((n) => `${base}-k2-n${n}`));
+		expect(one.read.slice(3).sort()).toEqual(oldFirsts(base, 2).sort());
 		expect(one.json).toHaveLength(50);
 	});
 
@@ -108,11 +117,11 @@ describe('Get Campaign of a campaign bought by Row ID', () => {
 		const books = reportFromBooks(base);
 
 		const run = await report([
-			{ base, from: 0, to: 199 },
-			{ base, from: 100, to: 299 },
+			{ base, from: 0, to: 1999 },
+			{ base, from: 1000, to: 2999 },
 		]);
 		expect(run.error).toBeUndefined();
-		expect(run.read).toHaveLength(3 + 4 + 3);
+		expect(run.read).toHaveLength(3 + 4 + 3 + 3 * 10);
 		expect(new Set(run.read).size).toBe(run.read.length);
 		const itemsOf = (item: number) =>
 			run.json.filter((_, index) => (run.main[index].pairedItem as IPairedItemData).item === item);
@@ -127,20 +136,26 @@ describe('Get Campaign of a campaign bought by Row ID', () => {
 		await runCampaign(base, rows, {}, { extra: { rowIdField: '={{ $json.key }}' } });
 
 		const run = await report([{ base, from: '009007199254740993', to: '9007199254740995' }]);
-		expect(run.read).toEqual([`${base}-b90071992547409-n1`, `${base}-b90071992547409-n2`]);
+		expect(run.read.slice(0, 2)).toEqual([
+			`${base}-k9007199254740-n1`,
+			`${base}-k9007199254740-n2`,
+		]);
+		expect(run.read.slice(2).sort()).toEqual(
+			Array.from({ length: 10 }, (_, digit) => `${base}-b9007199254740${digit}-1`).sort(),
+		);
 		expect(run.json).toEqual(reportFromBooks(base));
 		expect(run.json).toHaveLength(3);
 	});
 
 	it('no order in range: no items, and the hint names the orders looked for', async () => {
 		const base = uniqueReference('paged-none');
-		const run = await report([{ base, from: 0, to: 999 }]);
+		const run = await report([{ base, from: 0, to: 9999 }]);
 		expect(run.error).toBeUndefined();
 		expect(run.json).toEqual([]);
-		// Each block under its name and under 0.3.0's.
-		expect(run.read).toHaveLength(20);
+		// Each block under its name, and its ten blocks of 100 under 0.3.0's.
+		expect(run.read).toHaveLength(10 * 11);
 		expect(run.hint.message).toBe(
-			`No orders found for campaign "${base}" (orders ${base}-b0-n1 to ${base}-b9-n1): check the base reference and the Row IDs.`,
+			`No orders found for campaign "${base}" (orders ${base}-k0-n1 to ${base}-k9-n1): check the base reference and the Row IDs.`,
 		);
 		expect(run.hint.type).toBe('warning');
 	});
@@ -161,22 +176,22 @@ describe('the cap on blocks per item', () => {
 	const node = { name: 'Voucher Service', parameters: {} } as never;
 
 	it.each([
-		['0', '9999999', 100_000],
-		['50', '9999999', 100_000],
-		['12300', '12399', 1],
-		['99', '100', 2],
+		['0', '9999999', 10_000],
+		['50', '9999999', 10_000],
+		['12000', '12999', 1],
+		['999', '1000', 2],
 	])('Row IDs %s to %s are %i blocks, within the cap', (from, to, count) => {
 		expect(reportBlocks(node, 0, { from, to }).count).toBe(count);
 		expect(count).toBeLessThanOrEqual(MAX_REPORT_BLOCKS);
 	});
 
 	it.each([
-		['0', '10000000', '100,001'],
-		['50', '10000049', '100,001'],
-		['0', '1000000000000000', '10,000,000,000,001'],
+		['0', '10000000', '10,001'],
+		['50', '10000049', '10,001'],
+		['0', '1000000000000000', '1,000,000,000,001'],
 	])('Row IDs %s to %s are %s blocks: refused, naming the field', (from, to, count) => {
 		expect(() => reportBlocks(node, 3, { from, to })).toThrow(
-			`Item 3: invalid "rowIdsTo": Row IDs ${from} to ${to} span ${count} blocks of 100 IDs, more than the 100,000 one item may read`,
+			`Item 3: invalid "rowIdsTo": Row IDs ${from} to ${to} span ${count} blocks of 1000 IDs, more than the 10,000 one item may read`,
 		);
 	});
 });

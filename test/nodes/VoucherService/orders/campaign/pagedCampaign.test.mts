@@ -10,7 +10,14 @@ import { describe, expect, it } from 'vitest';
 import type { IDataObject } from 'n8n-workflow';
 
 import { DISCOVERY_MISSES } from '../../../../../nodes/VoucherService/orders/campaign/discovery';
-import { byId, campaignSandboxForThisFile, pages, table, WALLETS } from '../../campaignRuns.mts';
+import {
+	byId,
+	campaignSandboxForThisFile,
+	pages,
+	table,
+	tableInBlocks,
+	WALLETS,
+} from '../../campaignRuns.mts';
 import { apiRequests, uniqueReference } from '../../voucherNodeRunner.mts';
 
 const {
@@ -26,26 +33,27 @@ const {
 describe('a campaign fed in pages by Row ID', () => {
 	it('pages of any cut buy each row once; a page reads only its own blocks, whatever came before', async () => {
 		const base = uniqueReference('paged');
-		const rows = table(1000, 0);
+		const rows = table(3000, 0);
 		const costs: Array<{ gets: number; posts: number }> = [];
-		for (const page of pages(rows, 100)) {
+		for (const page of pages(rows, 1000)) {
 			const run = await runCampaign(base, page, {}, byId);
 			expect(run.error).toBeUndefined();
 			expect(run.json.every((row) => row.alreadyExisted === false)).toBe(true);
 			costs.push({ gets: run.gets, posts: run.posts });
 		}
-		// Page k is block k (IDs 100k to 100k + 99): its look-up under the new name and under
-		// 0.3.0's (both misses), the check that the base has no whole-sheet orders (one window of
-		// DISCOVERY_MISSES), and one create, on the 10th page as on the first.
-		expect(costs).toEqual(Array(10).fill({ gets: 2 + DISCOVERY_MISSES, posts: 1 }));
+		// Page k is block k (IDs 1000k to 1000k + 999): its look-up under today's name and the
+		// first of each of its ten blocks of 100 under 0.3.0's (all misses), the check that the base
+		// has no whole-sheet orders (one window of DISCOVERY_MISSES), and one create per 100 rows,
+		// on the 3rd page as on the first.
+		expect(costs).toEqual(Array(3).fill({ gets: 11 + DISCOVERY_MISSES, posts: 10 }));
 		expectEveryRowHeldOnce(base, rows);
 		expectOneDebitPerOrder(base);
 
-		// A re-run in another cut buys nothing and reads each block's one order once.
+		// A re-run in another cut buys nothing and reads each order once.
 		const again = await runCampaign(base, rows, {}, byId);
 		expect(again.posts).toBe(0);
-		// The first block holds its order, so nothing is read for checks the run will not need.
-		expect(again.gets).toBe(10);
+		// The first block holds its orders, so nothing is read for checks the run will not need.
+		expect(again.gets).toBe(30);
 		expect(again.walletReads).toBe(0);
 		expect(again.json.every((row) => row.alreadyExisted === true)).toBe(true);
 		expect(again.json.map((row) => row.email)).toEqual(rows.map((row) => row.email));
@@ -74,7 +82,7 @@ describe('a campaign fed in pages by Row ID', () => {
 
 	it('two runs at once over the same rows: each row bought once, and neither run fails a row', async () => {
 		const base = uniqueReference('twice');
-		const rows = table(300, 1000);
+		const rows = tableInBlocks(300, 100, 10);
 		// One create at a time per run, so the barrier's two are one from each: both runs have
 		// read all three blocks before either buys, and each block's order is sent by both.
 		const [a, b] = await racing(
@@ -85,7 +93,7 @@ describe('a campaign fed in pages by Row ID', () => {
 		expect(b.error).toBeUndefined();
 		for (const run of [a, b]) expect(run.json.every((row) => row.orderNumber)).toBe(true);
 		const orders = campaignOrders(base).map((order) => order.reference);
-		expect(orders.sort()).toEqual([`${base}-b10-n1`, `${base}-b11-n1`, `${base}-b12-n1`]);
+		expect(orders.sort()).toEqual([`${base}-k10-n1`, `${base}-k11-n1`, `${base}-k12-n1`]);
 		for (const reference of orders) expect(createsOf().get(reference), reference).toBe(2);
 		expectEveryRowHeldOnce(base, rows);
 		expectOneDebitPerOrder(base);
@@ -100,7 +108,7 @@ describe('a campaign fed in pages by Row ID', () => {
 			() => runCampaign(base, rows.slice(0, 50), {}, byId),
 			() => runCampaign(base, rows.slice(50), {}, byId),
 		);
-		expect(createsOf().get(`${base}-b0-n1`)).toBe(2);
+		expect(createsOf().get(`${base}-k0-n1`)).toBe(2);
 		for (const run of runs) {
 			expect(run.error?.message).toBeUndefined();
 			expect(run.json.every((row) => row.alreadyExisted === false)).toBe(true);
@@ -109,14 +117,14 @@ describe('a campaign fed in pages by Row ID', () => {
 			campaignOrders(base)
 				.map((order) => order.reference)
 				.sort(),
-		).toEqual([`${base}-b0-n1`, `${base}-b0-n2`]);
+		).toEqual([`${base}-k0-n1`, `${base}-k0-n2`]);
 		expectEveryRowHeldOnce(base, rows);
 		expectOneDebitPerOrder(base);
 	});
 
 	it('pages cut across blocks: a block bought in two pages gets a second order', async () => {
 		const base = uniqueReference('across');
-		const rows = table(150, 0);
+		const rows = tableInBlocks(150, 100);
 		const first = await runCampaign(base, rows.slice(0, 50), {}, byId);
 		const second = await runCampaign(base, rows.slice(50), {}, byId);
 		expect([first.posts, second.posts]).toEqual([1, 2]);
@@ -124,13 +132,13 @@ describe('a campaign fed in pages by Row ID', () => {
 			campaignOrders(base)
 				.map((order) => order.reference)
 				.sort(),
-		).toEqual([`${base}-b0-n1`, `${base}-b0-n2`, `${base}-b1-n1`].sort());
+		).toEqual([`${base}-k0-n1`, `${base}-k0-n2`, `${base}-k1-n1`].sort());
 		expectEveryRowHeldOnce(base, rows);
 	});
 
 	it('two runs at once over overlapping pages: the rows they share are bought once, none fails', async () => {
 		const base = uniqueReference('overlap');
-		const rows = table(200);
+		const rows = tableInBlocks(200, 100);
 		// Both runs read every block before either creates (one create at a time per run), so
 		// both send the first order of the two blocks they share: they race in each.
 		const runs = await racing(
@@ -150,18 +158,22 @@ describe('a campaign fed in pages by Row ID', () => {
 				),
 		);
 		expect(runs.flatMap((run) => run.json.filter((row) => row.error))).toEqual([]);
-		expect([createsOf().get(`${base}-b0-n1`), createsOf().get(`${base}-b1-n1`)]).toEqual([2, 2]);
+		expect([createsOf().get(`${base}-k0-n1`), createsOf().get(`${base}-k1-n1`)]).toEqual([2, 2]);
 		expectEveryRowHeldOnce(base, rows);
 		expectOneDebitPerOrder(base);
 	});
 
 	it('a failed order stops its block only; a re-run buys what is left, once', async () => {
 		const base = uniqueReference('fails');
-		const rows = table(300).map((row) => ({ ...row, template: row.id >= 200 ? 99 : 1 }));
+		const rows = table(300).map((row) => ({
+			...row,
+			id: row.id * 10,
+			template: row.id >= 200 ? 99 : 1,
+		}));
 		const extra = { ...byId.extra, templateId: '={{ $json.template }}' };
 		const first = await runCampaign(base, rows, {}, { extra, continueOnFail: true });
 		const failed = first.json.filter((row) => row.error);
-		expect(failed.length).toBe(101); // IDs 200–300: blocks 2 and 3, refused for the template
+		expect(failed.length).toBe(101); // IDs 2000–3000: blocks 2 and 3, refused for the template
 		expect(String(failed[0].error)).toMatch(/Invalid template/);
 		const fixed = rows.map((row) => ({ ...row, template: 1 }));
 		const again = await runCampaign(base, fixed, {}, { extra });
@@ -178,7 +190,7 @@ describe('a campaign fed in pages by Row ID', () => {
 		const run = await runCampaign(base, rows, {}, { extra });
 		expect(run.error).toBeUndefined();
 		expect(campaignOrders(base).map((order) => order.reference)).toEqual([
-			`${base}-b90071992547409-n1`,
+			`${base}-k9007199254740-n1`,
 		]);
 	});
 });
@@ -218,10 +230,10 @@ describe('what a page costs in round trips', () => {
 		const base = uniqueReference('rounds');
 		let run: Awaited<ReturnType<typeof runCampaign>> | undefined;
 		const spans = await timeline(
-			async () => (run = await runCampaign(base, table(1000, 0), {}, byId)),
+			async () => (run = await runCampaign(base, tableInBlocks(1000, 100), {}, byId)),
 		);
 		expect(run?.error).toBeUndefined();
-		const firstOrders = spans.filter((s) => /-b\d+-n1$/.test(s.path) && s.method === 'GET');
+		const firstOrders = spans.filter((s) => /-k\d+-n1$/.test(s.path) && s.method === 'GET');
 		expect(firstOrders).toHaveLength(10);
 		// The execution's opening look-up goes alone. Its block has no order under its name, so
 		// the page will most likely buy: its answer sends the other nine, the whole-sheet check
@@ -241,7 +253,7 @@ describe('what a page costs in round trips', () => {
 		const lastRead = Math.max(...reads.map((s) => s.answered!));
 		expect(creates.every((s) => s.sent > lastRead)).toBe(true);
 		expect(run!.posts).toBe(10);
-		expectEveryRowHeldOnce(base, table(1000, 0));
+		expectEveryRowHeldOnce(base, tableInBlocks(1000, 100));
 	});
 
 	it('a base refused for its whole-sheet orders leaves the wallet to the other campaigns of the run', async () => {

@@ -31,7 +31,7 @@ const emails = (rows: IDataObject[]) => rows.map((row) => String(row.email)).sor
 describe("the names of a block's orders", () => {
 	it("never meet a whole-sheet campaign's: promo-b1 (a whole sheet) and promo (by Row ID) each buy their own", async () => {
 		const base = uniqueReference('promo');
-		const rows = table(3, 100); // block 1
+		const rows = table(3, 100); // block 0, and 0.3.0's block 1
 		const batch = await runCampaign(`${base}-b1`, rows);
 		expect(batch.error).toBeUndefined();
 
@@ -46,20 +46,23 @@ describe("the names of a block's orders", () => {
 		const paged = await runCampaign(base, rows, { oldBlockNames: 'ignore' }, byId);
 		expect(paged.error).toBeUndefined();
 		expect(paged.json.map((row) => [row.reference, row.alreadyExisted])).toEqual(
-			rows.map(() => [`${base}-b1-n1`, false]),
+			rows.map(() => [`${base}-k0-n1`, false]),
 		);
 		expect(ordersUnder(base)).toEqual({
 			[`${base}-b1-1`]: emails(rows),
-			[`${base}-b1-n1`]: emails(rows),
+			[`${base}-k0-n1`]: emails(rows),
 		});
 	});
 
 	it('a campaign begun on 0.3.0: its block is refused until the user says whose the orders are, then finishes', async () => {
 		const base = uniqueReference('old');
-		const rows = table(100, 0);
-		// 0.3.0 bought the first 40 rows of block 0 in two orders.
+		const rows = table(300, 0);
+		// 0.3.0 bought rows of its blocks 0 and 1 (IDs 0–99, 100–199), both in today's block 0.
 		await placeDirectly(`${base}-b0-1`, rows.slice(0, 20));
 		await placeDirectly(`${base}-b0-2`, rows.slice(20, 40));
+		await placeDirectly(`${base}-b1-1`, rows.slice(100, 130));
+		const old = (i: number) => i < 40 || (i >= 100 && i < 130);
+		const fresh = rows.filter((_, i) => !old(i));
 
 		const refused = await runCampaign(base, rows, {}, { ...byId, continueOnFail: true });
 		expect(refused.posts).toBe(0);
@@ -72,17 +75,53 @@ describe("the names of a block's orders", () => {
 
 		const finished = await runCampaign(base, rows, { oldBlockNames: 'thisCampaign' }, byId);
 		expect(finished.error).toBeUndefined();
-		expect(finished.json.map((row) => row.alreadyExisted)).toEqual(rows.map((_, i) => i < 40));
+		expect(finished.json.map((row) => row.alreadyExisted)).toEqual(rows.map((_, i) => old(i)));
+		// Today's orders are numbered on their own, from -n1.
 		expect(ordersUnder(base)).toEqual({
 			[`${base}-b0-1`]: emails(rows.slice(0, 20)),
 			[`${base}-b0-2`]: emails(rows.slice(20, 40)),
-			[`${base}-b0-n3`]: emails(rows.slice(40)),
+			[`${base}-b1-1`]: emails(rows.slice(100, 130)),
+			[`${base}-k0-n1`]: emails(fresh.slice(0, 100)),
+			[`${base}-k0-n2`]: emails(fresh.slice(100, 200)),
+			[`${base}-k0-n3`]: emails(fresh.slice(200)),
 		});
 
-		// A re-run reads the old names and the new one after them, and buys nothing.
-		const again = await runCampaign(base, rows, { oldBlockNames: 'thisCampaign' }, byId);
-		expect(again.posts).toBe(0);
-		expect(again.json.every((row) => row.alreadyExisted === true)).toBe(true);
+		// A re-run, in pages that each hold rows of 0.3.0's, reads the old names, buys nothing.
+		for (const page of [rows.slice(0, 150), rows.slice(150)]) {
+			const again = await runCampaign(base, page, { oldBlockNames: 'thisCampaign' }, byId);
+			expect(again.posts).toBe(0);
+			expect(again.json.every((row) => row.alreadyExisted === true)).toBe(true);
+		}
+		// A page whose rows today's orders hold reads no 0.3.0 name.
+		const before = apiRequests(sandbox, 'GET').length;
+		const held = await runCampaign(base, rows.slice(200), { oldBlockNames: 'thisCampaign' }, byId);
+		expect(held.posts).toBe(0);
+		const read = apiRequests(sandbox, 'GET').slice(before);
+		expect(read.filter((entry) => /-b\d+-\d+$/.test(entry.path))).toEqual([]);
+	});
+
+	it("0.3.0's orders hold only rows of their own block of 100, as in 0.3.0", async () => {
+		const base = uniqueReference('scope');
+		const rows = table(3, 0); // 0.3.0's block 0
+		const moved = rows.map((row, i) => ({ ...row, id: 100 + i })); // the same people in its block 1
+		await placeDirectly(`${base}-b1-1`, moved);
+
+		const own = await runCampaign(base, rows, { oldBlockNames: 'thisCampaign' }, byId);
+		expect(own.error).toBeUndefined();
+		expect(own.json.map((row) => [row.reference, row.alreadyExisted])).toEqual(
+			rows.map(() => [`${base}-k0-n1`, false]),
+		);
+		const both = await runCampaign(
+			base,
+			[...rows, ...moved],
+			{ oldBlockNames: 'thisCampaign' },
+			byId,
+		);
+		expect(both.posts).toBe(0);
+		expect(both.json.map((row) => [row.reference, row.alreadyExisted])).toEqual([
+			...rows.map(() => [`${base}-k0-n1`, true]),
+			...moved.map(() => [`${base}-b1-1`, true]),
+		]);
 	});
 
 	it("orders under 0.3.0's names that are another campaign's: ignored, and not read", async () => {
@@ -92,7 +131,7 @@ describe("the names of a block's orders", () => {
 		const before = apiRequests(sandbox, 'GET').length;
 		const run = await runCampaign(base, rows, { oldBlockNames: 'ignore' }, byId);
 		expect(run.error).toBeUndefined();
-		expect(run.json.map((row) => row.reference)).toEqual(rows.map(() => `${base}-b0-n1`));
+		expect(run.json.map((row) => row.reference)).toEqual(rows.map(() => `${base}-k0-n1`));
 		const paths = apiRequests(sandbox, 'GET')
 			.slice(before)
 			.map((entry) => entry.path);
