@@ -18,7 +18,8 @@
 // Env: BENCH_DIST, BENCH_LATENCY_MS (default 25),
 //      BENCH_RATES (default 1,2,5,20,100; empty skips them), BENCH_WINDOW_SECONDS,
 //      BENCH_ROWS_PER_RATE (default 12: rows = max(20, 12 × rate), per route the creates'),
-//      BENCH_GATEWAYS (rate/burst pairs, default 5/5,20/10; empty skips them),
+//      BENCH_GATEWAYS (rate/burst pairs, default 5/5,20/10, each also with a look-up before
+//      every create under the same limit; empty skips them),
 //      BENCH_ROUTES (reads+creates rate/burst, default 20/10+5/5; empty skips them),
 //      BENCH_RANDOM_ROWS (default 1000; 0 skips the random refusals).
 import { test } from 'vitest';
@@ -134,14 +135,17 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 						: `${rate}/s token bucket`;
 				await cell(name, limit.signal, limit, Math.max(20, ROWS_PER_RATE * rate));
 			}
-	for (const [rate, burst] of GATEWAYS)
-		for (const status of [503, 429] as const)
-			await cell(
-				`nginx limit_req ${rate}/s, burst ${burst}, nodelay`,
-				`${status}, HTML, no Retry-After`,
-				{ kind: 'leakyBucket', requests: rate, seconds: 1, burst, status, signal: 'none' },
-				Math.max(20, ROWS_PER_RATE * rate),
-			);
+	// With look-ups, reads and creates meet one limit: the pacing must not take them for two.
+	for (const lookUp of [false, true])
+		for (const [rate, burst] of GATEWAYS)
+			for (const status of [503, 429] as const)
+				await cell(
+					`nginx limit_req ${rate}/s, burst ${burst}, nodelay${lookUp ? ', reads and creates alike; If Reference Exists → Fail' : ''}`,
+					`${status}, HTML, no Retry-After`,
+					{ kind: 'leakyBucket', requests: rate, seconds: 1, burst, status, signal: 'none' },
+					Math.max(20, ROWS_PER_RATE * rate),
+					lookUp,
+				);
 	for (const [[readRate, readBurst], [createRate, createBurst]] of ROUTES)
 		for (const status of [503, 429] as const) {
 			const nginx = { kind: 'leakyBucket', seconds: 1, status, signal: 'none' } as const;

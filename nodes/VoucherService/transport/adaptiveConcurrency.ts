@@ -1,7 +1,8 @@
 import { sleep } from 'n8n-workflow';
 
-import { RatePacing } from './ratePacing';
 import type { RateHints } from './rateHints';
+import { RoutePaces } from './routePaces';
+import type { RateTicket } from './routePaces';
 
 /**
  * The slow start's first round after the opening request, which goes alone. Until a round at
@@ -55,8 +56,8 @@ export interface Slot {
 	readonly startedAt: number;
 	/** Requests in flight, this one included, when it was sent. */
 	readonly inFlightAtStart: number;
-	/** The rate pacing's number for it. */
-	readonly rateSequence: number;
+	/** The rate pacing's record of its send. */
+	readonly rateTicket: RateTicket;
 	/** The round of the slow start it was sent in; none for a burst slot or after the rounds. */
 	readonly round?: number;
 }
@@ -76,7 +77,11 @@ export class AdaptiveConcurrency {
 	private inFlight = 0;
 
 	/** Requests waiting for a slot, first come first served; a burst one keeps its kind. */
-	private readonly waiting: Array<{ burst: boolean; grant: (slot: Slot) => void }> = [];
+	private readonly waiting: Array<{
+		burst: boolean;
+		route: string;
+		grant: (slot: Slot) => void;
+	}> = [];
 
 	/** When the scheduled wake fires; Infinity when none is. */
 	private wakeAt = Infinity;
@@ -107,14 +112,14 @@ export class AdaptiveConcurrency {
 	/** Moving average of recent clean answers' latency, weighted so a round of answers dominates it. */
 	private recentLatencyMs?: number;
 
-	private readonly rate: RatePacing;
+	private readonly rate: RoutePaces;
 
 	constructor(
 		readonly maxLimit: number,
 		private readonly now: () => number = Date.now,
 	) {
 		this.limit = Math.min(START_LIMIT, maxLimit);
-		this.rate = new RatePacing(now);
+		this.rate = new RoutePaces(now);
 	}
 
 	/** The current limit on requests in flight. */
@@ -128,11 +133,13 @@ export class AdaptiveConcurrency {
 	 * pacing and for Maximum Concurrency. It is for a bounded window of reads the caller needs
 	 * all at once. Its answers steer the limit like any other, so a window answered fast and
 	 * clean lets what follows start near that pace instead of ramping up from START_LIMIT again.
+	 * `route` (the HTTP method) names the rate pace it waits for (see RoutePaces): a request held
+	 * by its route's pace does not hold back the requests of another route behind it.
 	 */
-	async acquire(burst = false): Promise<Slot> {
-		if (burst && this.canBurst()) return this.take(true);
-		if (this.waiting.length === 0 && this.canStart()) return this.take();
-		const granted = new Promise<Slot>((grant) => this.waiting.push({ burst, grant }));
+	async acquire(burst = false, route = ''): Promise<Slot> {
+		if (burst && this.canBurst(route)) return this.take(route, true);
+		if (this.nextToGo() < 0 && this.canStart(route)) return this.take(route);
+		const granted = new Promise<Slot>((grant) => this.waiting.push({ burst, route, grant }));
 		this.scheduleWake();
 		return await granted;
 	}
@@ -144,7 +151,7 @@ export class AdaptiveConcurrency {
 		const latency = now - slot.startedAt;
 		// A 500 was let through any limiter in front: for the rate it counts as admitted.
 		const outcome = answer.refused ? 'refused' : answer.unanswered ? 'unanswered' : 'admitted';
-		this.rate.onAnswer(slot.rateSequence, slot.startedAt, outcome, answer.hints);
+		this.rate.onAnswer(slot.rateTicket, outcome, answer.hints);
 		if (answer.refused) return this.dispatch();
 		if (!answer.overloaded) this.observeLatency(slot, latency);
 		const slow =
@@ -190,21 +197,28 @@ export class AdaptiveConcurrency {
 		this.decreasedAfter = this.started;
 	}
 
-	private canStart(): boolean {
-		return this.inFlight < this.limit && this.timeToSend() && this.roundOpen();
+	private canStart(route: string): boolean {
+		return this.inFlight < this.limit && this.timeToSend(route) && this.roundOpen();
 	}
 
-	private canBurst(): boolean {
-		return this.inFlight < this.maxLimit && this.timeToSend();
+	private canBurst(route: string): boolean {
+		return this.inFlight < this.maxLimit && this.timeToSend(route);
 	}
 
 	/**
-	 * Whether the first waiting request may go. A burst one that had to wait (behind the
-	 * opening request, or the rate pacing) is still a burst when it goes.
+	 * The waiting request that may go now, or -1: the first whose route's pace lets it, if a slot
+	 * does. A burst one that had to wait (behind the opening request, or the rate pacing) is
+	 * still a burst when it goes.
 	 */
-	private headCanStart(): boolean {
-		const head = this.waiting[0];
-		return head !== undefined && (head.burst ? this.canBurst() : this.canStart());
+	private nextToGo(): number {
+		const due = new Map<string, boolean>();
+		const first = this.waiting.findIndex(({ route }) => {
+			if (!due.has(route)) due.set(route, this.timeToSend(route));
+			return due.get(route);
+		});
+		if (first < 0) return -1;
+		const { burst, route } = this.waiting[first];
+		return (burst ? this.canBurst(route) : this.canStart(route)) ? first : -1;
 	}
 
 	/**
@@ -238,11 +252,11 @@ export class AdaptiveConcurrency {
 	 * The first request goes alone: its answer may tell a rate limit (Remaining/Reset) before
 	 * a burst meets it. Costs one round trip per execution.
 	 */
-	private timeToSend(): boolean {
-		return (this.answered || this.inFlight === 0) && this.now() >= this.rate.nextSendAt();
+	private timeToSend(route: string): boolean {
+		return (this.answered || this.inFlight === 0) && this.now() >= this.rate.nextSendAt(route);
 	}
 
-	private take(burst = false): Slot {
+	private take(route: string, burst = false): Slot {
 		this.inFlight++;
 		const inRound = !burst && this.inRounds();
 		if (inRound) this.roundLeft--;
@@ -250,15 +264,15 @@ export class AdaptiveConcurrency {
 			sequence: ++this.started,
 			startedAt: this.now(),
 			inFlightAtStart: this.inFlight,
-			rateSequence: this.rate.onSend(),
+			rateTicket: this.rate.onSend(route),
 			round: inRound ? this.round : undefined,
 		};
 	}
 
 	private dispatch(): void {
-		while (this.headCanStart()) {
-			const { burst, grant } = this.waiting.shift()!;
-			grant(this.take(burst));
+		for (let next = this.nextToGo(); next >= 0; next = this.nextToGo()) {
+			const [{ burst, route, grant }] = this.waiting.splice(next, 1);
+			grant(this.take(route, burst));
 		}
 		this.scheduleWake();
 	}
@@ -271,11 +285,13 @@ export class AdaptiveConcurrency {
 	private scheduleWake(): void {
 		if (this.waiting.length === 0) return;
 		const now = this.now();
-		const at = Math.min(this.rate.nextSendAt(), now + WAKE_CHECK_MS);
+		const routes = new Set(this.waiting.map(({ route }) => route));
+		const due = Math.min(...[...routes].map((route) => this.rate.nextSendAt(route)));
+		const at = Math.min(due, now + WAKE_CHECK_MS);
 		if (at <= now) {
-			// The wait ended after headCanStart() read the clock: nothing else may come to send, a
+			// The wait ended after nextToGo() read the clock: nothing else may come to send, a
 			// request in flight does (its release) when none can start yet.
-			if (this.headCanStart()) this.dispatch();
+			if (this.nextToGo() >= 0) this.dispatch();
 			return;
 		}
 		if (at >= this.wakeAt) return;

@@ -171,7 +171,7 @@ export class VoucherApiClient {
 
 	private async sendOnce(call: ApiCall): Promise<HttpResponse> {
 		const { baseUrl, credentials } = await this.credentialSettings();
-		const slot = await this.pacing.acquire(call.burst);
+		const slot = await this.pacing.acquire(call.burst, call.method);
 		const started = Date.now();
 		let response: HttpResponse;
 		try {

@@ -214,6 +214,24 @@ describe('adaptive concurrency', () => {
 		expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(145);
 	});
 
+	it('sends a waiting request of another route past ones its route’s pace holds back', async () => {
+		const p = await pacerOn(32);
+		const refused = await p.pacer.acquire(false, 'POST');
+		p.tick(25);
+		p.pacer.release(refused, { overloaded: false, refused: true });
+		const granted: string[] = [];
+		for (const route of ['POST', 'POST', 'GET'])
+			void p.pacer.acquire(false, route).then(() => granted.push(route));
+		await Promise.resolve();
+		expect(granted).toEqual([]);
+		// The pace sends one create when its wait ends; the read goes beside it as a probe.
+		p.tick(60_000);
+		void p.pacer.acquire(false, 'POST').then(() => granted.push('POST'));
+		await Promise.resolve();
+		await Promise.resolve();
+		expect(granted).toEqual(['POST', 'GET']);
+	});
+
 	it('serves waiting requests when the rate wait ends between two looks at the clock', async () => {
 		// Every look at this clock moves it on a millisecond, as a real one may between two calls.
 		let now = 1_000;

@@ -6,7 +6,8 @@
  * A refusal is sent again at the pacing's time; a 500 is followed by a look-up, then, after the
  * create's backoff, by the create again, as placeOrder does. `lookUp`: each create follows a
  * read of its reference (If Reference Exists → Fail), sent until admitted; limits per route
- * count reads (GET) and creates (POST) apart, as the sandbox does.
+ * count reads (GET) and creates (POST) apart, as the sandbox does, and each request names its
+ * method to the pacing, as the client does.
  */
 import { vi } from 'vitest';
 
@@ -62,7 +63,7 @@ export async function simulate(
 		let lateDraws = seed;
 		const late = () => (lateDraws = (lateDraws * 48_271) % 2_147_483_647) / 2_147_483_647;
 		const send = async (method = 'POST'): Promise<Answer['outcome']> => {
-			const slot = await pacing.acquire();
+			const slot = await pacing.acquire(false, method);
 			requests++;
 			firstAt ??= Date.now() + latencyMs / 2;
 			await after(latencyMs / 2);
