@@ -5,7 +5,7 @@ import type { VoucherApiClient } from '../../transport/client';
 import { mapWithConcurrency } from '../../shared/concurrency';
 import type { CampaignOrder, CampaignRow, CampaignSettings, Order, OrderResult } from '../types';
 import { waitForTerminalStatus } from '../lookup';
-import { placeOrder, ReferenceExistsError } from '../core/placeOrder';
+import { OtherOrderAnsweredError, placeOrder, ReferenceExistsError } from '../core/placeOrder';
 import type { RunTally } from '../core/runSummary';
 import type { RunReads } from './runReads';
 import {
@@ -257,9 +257,9 @@ export async function planPagedCampaign(
 
 /**
  * A block's new orders, one at a time. When another run took a number first (its create is
- * refused, or answered with an order that lacks our rows), that order is read and matched,
- * and the rows it does not hold go on under the next number. The first other failure stops
- * the block, so the next run finds every order. The job never rejects: rows settled before a
+ * refused, or answered with that run's order or one that lacks our rows), that order is read
+ * and matched, and the rows it does not hold go on under the next number. The first other
+ * failure stops the block, so the next run finds every order. The job never rejects: rows settled before a
  * failure keep their outcomes.
  */
 export function blockJob(
@@ -317,7 +317,15 @@ export function blockJob(
 				try {
 					result = await placeOrder(client, next.order, { ...settings, ifReferenceExists: 'fail' });
 				} catch (error) {
-					if (!(error instanceof ReferenceExistsError)) {
+					// Refused as taken, or answered with the order under it (a service that answers a
+					// used Reference with its order): either way another run's, to read.
+					const other =
+						error instanceof ReferenceExistsError
+							? error.existing
+							: error instanceof OtherOrderAnsweredError
+								? error.answered
+								: undefined;
+					if (!other) {
 						outcomes.push(...rowsNotBought(node, next.rows, reference, error));
 						for (const rest of queue.splice(0)) {
 							const { reference: unsentReference } = rest.order.request.body;
@@ -328,7 +336,7 @@ export function blockJob(
 					const deadline = Date.now() + settings.waitTimeoutMs;
 					let existing: Order;
 					try {
-						existing = await settledOrder(client, error.existing, deadline, next.order.itemIndex);
+						existing = await settledOrder(client, other, deadline, next.order.itemIndex);
 					} catch (lookupError) {
 						outcomes.push(...rowsUnsettled(node, unsent(next), reference, lookupError));
 						break;

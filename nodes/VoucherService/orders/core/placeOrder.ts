@@ -116,6 +116,22 @@ export class OutcomeUnknownError extends NodeOperationError {
 	}
 }
 
+/**
+ * A create answered with an order other than the one asked: most likely the Reference's earlier
+ * order, from a service that answers a used Reference with it. It carries that order, so a
+ * campaign that raced another run for the number reads it as that run's (pagedCampaign.ts).
+ */
+export class OtherOrderAnsweredError extends OutcomeUnknownError {
+	constructor(
+		node: INode,
+		message: string,
+		options: OperationErrorOptions,
+		readonly answered: Order,
+	) {
+		super(node, message, options);
+	}
+}
+
 /** An error's message continuing a sentence. */
 const asClause = (message: string) => message.charAt(0).toLowerCase() + message.slice(1);
 
@@ -161,13 +177,14 @@ function createdOrder(
 	const differences = orderDifferences(reading.order, request);
 	if (differences.length === 0) return reading.order;
 	// Outcome unknown, never "not bought": the order may be the one this create bought.
-	throw new OutcomeUnknownError(
+	throw new OtherOrderAnsweredError(
 		client.node,
 		`Item ${itemIndex}: the service answered the create of "${reference}" with order ${reading.order.orderNumber}, which is not what this item asks for`,
 		{
 			itemIndex,
 			description: `The order differs: ${differences.join('; ')}. Either the Reference already belonged to another request and the service answered with that order, or the service made another order than asked. Check it with Order → Get before buying again, and give each new request a new Reference.`,
 		},
+		reading.order,
 	);
 }
 

@@ -69,6 +69,21 @@ describe('a run whose number another run took, answered with that order (200 00,
 		}
 	});
 
+	it("an order that lists other people is read as that run's: the rows go on under the next number (found by the simulator)", async () => {
+		const base = uniqueReference('taken-listed');
+		sandbox.configure({ dialect: { duplicateReference: 'existingOrder200' } });
+		try {
+			const { rows, other } = await blockWithTakenN3(base, 'VCH-INSTANT');
+			const run = await runCampaign(base, rows, perOrder, { ...byId, continueOnFail: true });
+			expect(run.json.filter((row) => row.error !== undefined)).toEqual([]);
+			const mine = run.json.slice(35);
+			expect(new Set(mine.map((row) => row.reference))).toEqual(new Set([`${base}-k0-n4`]));
+			expectEveryRowHeldOnce(base, [...rows, ...other]);
+		} finally {
+			sandbox.configure({ dialect: {} });
+		}
+	});
+
 	it('Wait for Completion off: the rows name the order and say they are not confirmed', async () => {
 		const base = uniqueReference('taken-nowait');
 		sandbox.configure({
