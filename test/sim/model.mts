@@ -46,6 +46,8 @@
  * C11 No read passes its cap: one block, one discovery and one report read a bounded number
  *    of orders (the node's MAX_BLOCK_ORDERS, MAX_CAMPAIGN_ORDERS, MAX_REPORT_ORDERS), and fail
  *    clearly at the bound.
+ * C12 Pages at once over one block, with no fault and no row the rules refuse, buy every row:
+ *    a create lost to another page's order costs its rows nothing, however many pages meet.
  */
 import {
 	DISCOVERY_MISSES,

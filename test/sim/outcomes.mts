@@ -186,6 +186,22 @@ function itemsByRow(output: INodeExecutionData[], rows: number): INodeExecutionD
 	return byRow;
 }
 
+/** C12: with no fault and nothing to refuse, each row of the execution ends with a voucher. */
+export function checkEveryRowBought(books: Books, execution: ExecutionRecord): void {
+	const { step, result, rows } = execution;
+	itemsByRow(result.output ?? [], rows.length).forEach(([item], index) => {
+		const voucher = item?.json.voucher;
+		if (voucher !== null && typeof voucher === 'object') return;
+		const outcome = item ? JSON.stringify(item.json).slice(0, 300) : 'no outcome';
+		books.fail(
+			'C12',
+			'crowd-row-lost',
+			step,
+			`${execution.id} row ${rows[index].line}: ${outcome}`,
+		);
+	});
+}
+
 /** Every rule of one campaign execution; a killed one is held only to what it sent. */
 export function checkExecution(books: Books, execution: ExecutionRecord): void {
 	const { step, result, rows, options } = execution;

@@ -30,8 +30,11 @@ export interface LineCounter {
 	next: number;
 }
 
+/** People past PEOPLE are a crowd of their own, each with an e-mail of their own. */
+const guest = (n: number) => ['Guest', `No${n}`, `guest${n}@example.com`] as const;
+
 function personOf(person: number, spelling: number) {
-	const [firstName, lastName, email] = PEOPLE[person % PEOPLE.length];
+	const [firstName, lastName, email] = person < PEOPLE.length ? PEOPLE[person] : guest(person);
 	if (spelling % 3 === 1) return { firstName, lastName, email: ` ${email.toUpperCase()} ` };
 	if (spelling % 3 === 2)
 		return { firstName: firstName.toUpperCase(), lastName: lastName.toLowerCase(), email };

@@ -16,7 +16,12 @@ import { legacyRun } from './legacyRun.mts';
 import { runExecution } from './lightExecution.mts';
 import { buyable, READ_CAPS, scopeOf, UNSTABLE_ROW_ID_COLUMN } from './model.mts';
 import type { Limits, ModelRow } from './model.mts';
-import { checkExecution, checkReport, refusedForOldNames } from './outcomes.mts';
+import {
+	checkEveryRowBought,
+	checkExecution,
+	checkReport,
+	refusedForOldNames,
+} from './outcomes.mts';
 import { applyEdit, itemOf, openSheet, pagesOf, rowsOf, sliceOf } from './sheet.mts';
 import type { Sheet } from './sheet.mts';
 import { warped } from './timeWarp.mts';
@@ -260,6 +265,8 @@ export async function simulate(
 		for (const record of records)
 			if (record.kind === 'report') checkReport(books, record);
 			else if (record.kind === 'campaign') checkExecution(books, record);
+		if (step.kind === 'run' && step.everyRow)
+			for (const record of records) checkEveryRowBought(books, record);
 		books.checkLedger(label, records, before);
 	}
 
