@@ -53,12 +53,15 @@ const SPORADIC_TO_FORGET = 3;
 const RATE_SPAN_PERIODS = 2;
 const ADMISSIONS_KEPT = 256;
 
-export const initialState = (): PacingState => ({
+/** From nothing, or at a pace an earlier execution learnt: paced, on trial like any learnt one. */
+export const initialState = (remembered?: Pace): PacingState => ({
 	sent: 0,
 	unanswered: [],
 	pausedUntil: 0,
 	windowResetAt: 0,
 	windowSequence: 0,
+	cycle: remembered && { ...remembered },
+	remembered: remembered !== undefined,
 	cycleFirstSequence: 1,
 	sentInCycle: 0,
 	admittedInCycle: 0,
@@ -137,6 +140,14 @@ export function toTell(s: PacingState, e: Answered) {
 	return !e.confirmed && ofThisCycle(s, e) && told;
 }
 
+/**
+ * The service says when to come back (Remaining and Reset, or Retry-After): a pace remembered
+ * from an earlier execution adds nothing to that.
+ */
+export function toldAtRememberedPace(s: PacingState, e: EventOf<'hint' | 'refused'>) {
+	return s.remembered && (e.kind === 'hint' || e.hints.retryAfterMs !== undefined);
+}
+
 export function retryAfter(_: PacingState, e: Answered) {
 	return e.hints.retryAfterMs !== undefined;
 }
@@ -159,6 +170,14 @@ function tellsRate(s: PacingState) {
 /** The probe alone was admitted, and the period is not known. */
 export function probeAlone(s: PacingState) {
 	return s.admittedInCycle === 1 && s.cycle?.periodMs === undefined;
+}
+
+/**
+ * Refused in the first cycle at a remembered pace: it met a window the last execution (or another
+ * client) had partly spent, which says nothing of what a window admits.
+ */
+export function inFirstRememberedCycle(s: PacingState, e: Answered) {
+	return s.remembered && s.cycleStart?.resumed === false && ofThisCycle(s, e);
 }
 
 /** Admitted, then refused, at a known period. */
@@ -230,6 +249,10 @@ export const ACTIONS = {
 		s.unconfirmed = undefined;
 		return { kind: 'refused', sequence, sentAt, at, hints, confirmed: true };
 	},
+	'forget the remembered pace': (s, e: EventOf<'hint' | 'refused'>): PacingEvent => {
+		forgetPace(s);
+		return e;
+	},
 	'note the refusal': (s, e: Answered) => learnt(s, e),
 	'count the refusal': (s) => {
 		s.unconfirmed!.refusedAfter++;
@@ -255,6 +278,12 @@ export const ACTIONS = {
 	'spend the window': (s, e: EventOf<'refused'>) => {
 		learnt(s, e);
 		s.allowance = 0;
+	},
+	'wait a remembered period': (s, e: EventOf<'refused'>) => {
+		refusalSeen(s, e);
+		// That window ends within a period of this send: the next cycle starts after it, in full.
+		s.cycleStart = { at: Math.max(s.cycleStart!.at, e.sentAt), resumed: false };
+		endBudget(s);
 	},
 	'undo the growth': (s, e: EventOf<'refused'>) => {
 		learnt(s, e);
@@ -291,7 +320,12 @@ export const ACTIONS = {
 } satisfies Record<string, ActionFn>;
 
 /** Every refusal learnt from. */
-function learnt(s: Draft, { sentAt }: Answered): void {
+function learnt(s: Draft, e: Answered): void {
+	s.remembered = false;
+	refusalSeen(s, e);
+}
+
+function refusalSeen(s: Draft, { sentAt }: Answered): void {
 	s.sporadicAtPace = 0;
 	s.lastRefusedSentAt = Math.max(s.lastRefusedSentAt ?? sentAt, sentAt);
 }
@@ -313,9 +347,14 @@ function admitted(s: Draft, { sequence, sentAt }: Answered): void {
  */
 function sporadic(s: Draft, now: number, lone: boolean): void {
 	if (!s.cycle || (!lone && ++s.sporadicAtPace < SPORADIC_TO_FORGET)) return;
+	forgetPace(s);
+	startCycle(s, now, false);
+}
+
+function forgetPace(s: Draft): void {
 	s.cycle = undefined;
 	s.beforeGrowth = undefined;
-	startCycle(s, now, false);
+	s.remembered = false;
 }
 
 function pause(s: Draft, until: number): void {

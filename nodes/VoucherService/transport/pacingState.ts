@@ -85,6 +85,8 @@ export interface PacingState {
 	/** Probing for a resumption, or ramping after one: which of the two. */
 	readonly mode?: 'probing' | 'ramping';
 	readonly cycle?: Readonly<Pace>;
+	/** The pace is one an earlier execution learnt (see paceMemory.ts), no refusal learnt from yet. */
+	readonly remembered: boolean;
 	/** The pace before the last growth, while the grown one is on trial. */
 	readonly beforeGrowth?: Readonly<Pace>;
 	/**

@@ -6,6 +6,7 @@ import {
 	draftOf,
 	grown,
 	growsNow,
+	inFirstRememberedCycle,
 	inWindow,
 	initialState,
 	later,
@@ -15,11 +16,12 @@ import {
 	probeAlone,
 	PROBE_GROWTH,
 	retryAfter,
+	toldAtRememberedPace,
 	toTell,
 } from './pacingActions';
 import type { ActionFn, Draft } from './pacingActions';
 import { nextSendAt, periodEnd, phaseOf, told } from './pacingState';
-import type { Kind, Outcome, PacingEvent, PacingState, Phase } from './pacingState';
+import type { Kind, Outcome, Pace, PacingEvent, PacingState, Phase } from './pacingState';
 import type { RateHints } from './rateHints';
 
 /*
@@ -49,10 +51,12 @@ export const TRANSITIONS = [
 	['any', 'periodEnds', growsNow, 'paced|telling', 'grow the pace'],
 	['any', 'periodEnds', always, 'paced|telling', 'start the next cycle'],
 	['any', 'send', always, 'same', 'count the send'],
+	['paced|telling', 'hint', toldAtRememberedPace, 'free|telling', 'forget the remembered pace'],
 	['any', 'hint', newest, 'same', 'read the window'],
 	['any', 'hint', always, 'same', 'none'],
 	// A refusal told apart by the answers to requests sent after it.
 	['telling', 'admitted', later, 'free|ramping|paced', 'forget the refusal'],
+	['paced|telling', 'refused', toldAtRememberedPace, 'free|telling', 'forget the remembered pace'],
 	['telling', 'refused', confirms, 'free|probing|ramping|paced', 'learn from the refusal'],
 	['telling', 'unanswered', confirms, 'free|probing|ramping|paced', 'learn from the refusal'],
 	['telling', 'refused', later, 'telling', 'count the refusal'],
@@ -67,6 +71,7 @@ export const TRANSITIONS = [
 	['any', 'refused', retryAfter, 'same|paced', 'wait Retry-After'],
 	['any', 'refused', inWindow, 'same', 'spend the window'],
 	['any', 'refused', ofAnotherCycle, 'same', 'note the refusal'],
+	['paced', 'refused', inFirstRememberedCycle, 'paced', 'wait a remembered period'],
 	['any', 'refused', grown, 'paced', 'undo the growth'],
 	['ramping', 'refused', probeAlone, 'paced', 'one per probe wait'],
 	['any', 'refused', budgetTooLarge, 'paced', 'cut the budget'],
@@ -131,14 +136,36 @@ function decide(s: Draft, event: PacingEvent, actions: Action[]): void {
 	if (next) decide(s, next, actions);
 }
 
+const rateOf = (pace: Pace) => pace.budget / pace.periodMs!;
+
 /** Holds the pacing's state and its clock; every decision is the table's. */
 export class RatePacing {
-	private state = initialState();
+	private state: PacingState;
 
-	constructor(private readonly now: () => number = Date.now) {}
+	/** `remembered`: a pace an earlier execution learnt (see paceMemory.ts), to start at. */
+	constructor(
+		private readonly now: () => number = Date.now,
+		private readonly remembered?: Pace,
+	) {
+		this.state = initialState(remembered);
+	}
 
 	told(): boolean {
 		return told(this.state);
+	}
+
+	/**
+	 * The pace learnt from when admissions resumed, once its period is known, and the one before
+	 * a growth still on trial: none where the service says when to come back (Retry-After,
+	 * Reset), which it says again each time, nor one slower than the remembered pace it started
+	 * at (a learnt period is lengthened at refusals, so kept it would hold each next execution
+	 * longer than the last: the next one learns again).
+	 */
+	learnt(): Pace | undefined {
+		const { cycle, beforeGrowth, retryAfterSeen } = this.state;
+		if (cycle?.periodMs === undefined || retryAfterSeen || this.told()) return undefined;
+		const pace = { ...(beforeGrowth ?? cycle) };
+		return this.remembered && rateOf(pace) < rateOf(this.remembered) ? undefined : pace;
 	}
 
 	/** The earliest time the next request may be sent. */

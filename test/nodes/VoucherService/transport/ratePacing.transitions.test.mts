@@ -81,7 +81,17 @@ const setups = {
 		answer('admitted', 1, { remaining: 1, resetAt: NOW + 1_000 }),
 		send(),
 	],
+	'remembered, 2 out': [send(), send()],
+	'remembered, second cycle, 1 admitted of 2 out': [
+		...[send(), send(), answer('admitted', 1), answer('admitted', 2)],
+		...[send(NOW + 1_020), send(NOW + 1_020), answer('admitted', 3, {}, NOW + 1_020)],
+	],
 } satisfies Record<string, PacingEvent[]>;
+
+/** Setups named "remembered" start at this pace, as one an earlier execution learnt. */
+const REMEMBERED = { budget: 2, periodMs: 1_000 };
+const startOf = (setup: string) =>
+	setup.startsWith('remembered') ? initialState(REMEMBERED) : initialState();
 
 type Case = [setup: keyof typeof setups, event: PacingEvent, phase: Phase, actions: Action[]];
 
@@ -172,6 +182,25 @@ const CASES: Case[] = [
 		'free',
 		['none', 'count the admission'],
 	],
+	[
+		'remembered, 2 out',
+		answer('admitted', 1, { remaining: 3, resetAt: later }),
+		'free',
+		['forget the remembered pace', 'read the window', 'count the admission'],
+	],
+	[
+		'remembered, 2 out',
+		answer('refused', 1, retryAfter),
+		'telling',
+		['forget the remembered pace', 'tell it apart'],
+	],
+	['remembered, 2 out', answer('refused', 2), 'paced', ['wait a remembered period']],
+	[
+		'remembered, second cycle, 1 admitted of 2 out',
+		answer('refused', 4, {}, NOW + 1_020),
+		'paced',
+		['cut the budget'],
+	],
 ];
 
 describe('the pacing’s transitions', () => {
@@ -187,7 +216,7 @@ describe('the pacing’s transitions', () => {
 	});
 
 	it.each(named)('%s', (_, setup, event, phase, actions) => {
-		const before = setups[setup].reduce((s, e) => step(s, e).state, initialState());
+		const before = setups[setup].reduce((s, e) => step(s, e).state, startOf(setup));
 		const taken = step(before, event);
 		expect(taken.actions).toEqual(actions);
 		expect(phaseOf(taken.state)).toBe(phase);

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+
+import { PACE_LIFETIME_MS } from '../../../../nodes/VoucherService/transport/paceMemory';
+import type { Pace } from '../../../../nodes/VoucherService/transport/pacingState';
+import type { RateLimits } from '../../../../sandbox/server.mts';
+import { simulateExecutions } from './ratePacingSimulation.mts';
+
+/*
+ * Executions one after another in one process, on a fake clock, against bench:ratelimit's fixed
+ * windows of 3 s that tell nothing (its rows: 12 a second of the rate, at least 20), each started
+ * a second after the last one's last answer, in the window it left. Issue 41's goal: at most a
+ * tenth refused from the second execution on; the first's share is shown beside it. Each runs
+ * from several points of the window's grid.
+ */
+const GOAL = 0.1;
+const OFFSETS_MS = [0, 400, 700, 1_100, 1_500, 1_900, 2_300, 2_700];
+
+const window = (requests: number): { limit: RateLimits } => ({
+	limit: { kind: 'fixedWindow', requests, seconds: 3, signal: 'none' },
+});
+const share = (run: { refused: number; requests: number }) => run.refused / run.requests;
+const rate = (pace: Pace) => pace.budget / pace.periodMs!;
+
+let keys = 0;
+/** A memory of its own for each case, as for a base URL and key of its own. */
+const newKey = () => `simulated ${++keys}`;
+
+describe('a pace remembered between executions, simulated', () => {
+	it.each([3, 6, 15])(
+		'%i per 3 s without headers: at most a tenth refused from the second execution on',
+		async (requests) => {
+			const rows = Math.max(20, (12 * requests) / 3);
+			for (const startMs of OFFSETS_MS) {
+				const runs = await simulateExecutions(window(requests), rows, 3, {
+					memoryKey: newKey(),
+					startMs,
+				});
+				const shares = runs.map((run) => share(run).toFixed(2));
+				const learnt = JSON.stringify(runs[0].remembered);
+				console.log(
+					`${requests} per 3 s from ${startMs} ms: refused ${shares.join(', ')}; kept ${learnt}`,
+				);
+				expect(share(runs[0])).toBeGreaterThan(GOAL);
+				// One request a cycle is not kept (MIN_REMEMBERED_BUDGET): each execution learns again.
+				if (!runs[0].remembered) continue;
+				for (const later of runs.slice(1)) expect(share(later)).toBeLessThanOrEqual(GOAL);
+			}
+		},
+	);
+
+	it('keeps a pace for most points of the grid', async () => {
+		const kept = [];
+		for (const startMs of OFFSETS_MS)
+			for (const requests of [3, 6, 15]) {
+				const rows = Math.max(20, (12 * requests) / 3);
+				const [first] = await simulateExecutions(window(requests), rows, 1, {
+					memoryKey: newKey(),
+					startMs,
+				});
+				kept.push(first.remembered !== undefined);
+			}
+		// One of the 24 (3 per 3 s from 700 ms) learnt one request every 2.5 s.
+		expect(kept.filter(Boolean).length).toBeGreaterThanOrEqual(23);
+	});
+
+	it('uses no memory older than its lifetime: the next execution learns again', async () => {
+		for (const startMs of OFFSETS_MS) {
+			const [first, second] = await simulateExecutions(window(6), 24, 2, {
+				memoryKey: newKey(),
+				startMs,
+				gapMs: PACE_LIFETIME_MS,
+			});
+			expect(share(second)).toBeGreaterThan(GOAL);
+			expect(second.refused).toBeGreaterThanOrEqual(first.refused - 1);
+		}
+	});
+
+	it('holds no execution to a pace learnt under a limit since raised: the pace grows', async () => {
+		for (const startMs of OFFSETS_MS) {
+			const memoryKey = newKey();
+			const [learning] = await simulateExecutions(window(6), 40, 1, { memoryKey, startMs });
+			const before = learning.remembered!;
+			const [raised] = await simulateExecutions(window(15), 100, 1, {
+				memoryKey,
+				startMs: startMs + learning.wallMs + 1_000,
+			});
+			// Growth counts clean cycles (six a growth of an eighth), so it is slow: the memory's
+			// lifetime bounds the rest.
+			expect(rate(raised.remembered!)).toBeGreaterThan(rate(before));
+			// Held to the old pace, its 100 creates would take 100 / budget periods.
+			const heldMs = (100 / before.budget - 1) * before.periodMs!;
+			console.log(`raised from ${startMs} ms: ${raised.wallMs} ms, held ${heldMs} ms`);
+			expect(raised.wallMs).toBeLessThan(heldMs);
+			expect(share(raised)).toBeLessThanOrEqual(GOAL);
+		}
+	});
+});
