@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import type { Pace } from './pacingState';
+import type { Remembered } from './pacingState';
 import type { RateHints } from './rateHints';
 import { RoutePaces } from './routePaces';
 import type { RateTicket } from './routePaces';
@@ -116,9 +116,9 @@ export class AdaptiveConcurrency {
 	private rate: RoutePaces;
 
 	/** Told of each change of the pace the rate pacing has learnt (see keepPace). */
-	private onPace?: (pace: Pace | undefined) => void;
+	private onPace?: (pace: Remembered | undefined) => void;
 
-	private lastPace?: Pace;
+	private lastPace?: Remembered;
 
 	constructor(
 		readonly maxLimit: number,
@@ -132,7 +132,7 @@ export class AdaptiveConcurrency {
 	 * Before the first request: starts the rate pacing at a pace an earlier execution learnt, and
 	 * tells `learnt` of each change of the pace learnt from here on (none: nothing to keep).
 	 */
-	keepPace(start: Pace | undefined, learnt: (pace: Pace | undefined) => void): void {
+	keepPace(start: Remembered | undefined, learnt: (pace: Remembered | undefined) => void): void {
 		this.rate = new RoutePaces(this.now, start);
 		this.lastPace = start;
 		this.onPace = learnt;
@@ -192,7 +192,7 @@ export class AdaptiveConcurrency {
 		if (!this.onPace) return;
 		const pace = this.rate.learnt();
 		const last = this.lastPace;
-		if (pace?.budget === last?.budget && pace?.periodMs === last?.periodMs) return;
+		if (JSON.stringify(pace) === JSON.stringify(last)) return;
 		this.lastPace = pace;
 		this.onPace(pace);
 	}

@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 
-import type { Pace } from './pacingState';
+import type { Pace, Remembered } from './pacingState';
 
 /*
  * The pace an execution learnt, kept in this process's memory per service (base URL) and account
@@ -36,32 +36,40 @@ export const MIN_REMEMBERED_BUDGET = 2;
 /** One entry per service and account in this process; far above any real instance. */
 export const MAX_PACES = 100;
 
-const paces = new Map<string, { pace: Pace; at: number }>();
+const paces = new Map<string, { pace: Remembered; at: number }>();
 
 const rateOf = (pace: Pace) => pace.budget / pace.periodMs!;
+
+const copyOf = (pace: Remembered): Remembered => ({
+	...pace,
+	edges: pace.edges && { ...pace.edges },
+});
 
 export function paceKey(baseUrl: string, publicKey: string): string {
 	return `${baseUrl} ${createHash('sha256').update(publicKey).digest('hex')}`;
 }
 
 /** The pace last learnt for this key within PACE_LIFETIME_MS, if any. */
-export function recallPace(key: string, now = Date.now()): Pace | undefined {
+export function recallPace(key: string, now = Date.now()): Remembered | undefined {
 	const kept = paces.get(key);
-	if (kept && now - kept.at < PACE_LIFETIME_MS) return { ...kept.pace };
+	if (kept && now - kept.at < PACE_LIFETIME_MS) return copyOf(kept.pace);
 	paces.delete(key);
 	return undefined;
 }
 
 /** Keeps the pace an execution learnt for this key; none, or one not worth keeping, forgets it. */
-export function rememberPace(key: string, pace: Pace | undefined, now = Date.now()): void {
+export function rememberPace(key: string, pace: Remembered | undefined, now = Date.now()): void {
 	const kept = paces.get(key);
 	// Set again at the end: the entry learnt longest ago goes first.
 	paces.delete(key);
 	if (pace?.periodMs === undefined || pace.periodMs > MAX_REMEMBERED_PERIOD_MS) return;
 	if (pace.budget < MIN_REMEMBERED_BUDGET) return;
-	// A pace that grew was refused at no more: its lifetime runs on from the pace it grew from.
+	// A pace that grew, or only moved on to a later window, was refused at no more: its lifetime
+	// runs on from the pace it came from.
 	const grew = kept !== undefined && rateOf(pace) > rateOf(kept.pace);
-	paces.set(key, { pace: { ...pace }, at: grew ? kept.at : now });
+	const samePace = pace.budget === kept?.pace.budget && pace.periodMs === kept.pace.periodMs;
+	const movedOn = samePace && (pace.edges?.by ?? 0) > (kept!.pace.edges?.by ?? Infinity);
+	paces.set(key, { pace: copyOf(pace), at: grew || movedOn ? kept!.at : now });
 	for (const oldest of paces.keys()) {
 		if (paces.size <= MAX_PACES) break;
 		paces.delete(oldest);

@@ -1,5 +1,5 @@
 import { RatePacing } from './ratePacing';
-import type { Outcome, Pace } from './pacingState';
+import type { Outcome, Remembered } from './pacingState';
 import type { RateHints } from './rateHints';
 
 /** A send as the paces counted it, to hand back with its answer. */
@@ -51,7 +51,7 @@ export class RoutePaces {
 	/** `remembered`: the shared pace an earlier execution learnt (see paceMemory.ts), to start at. */
 	constructor(
 		private readonly now: () => number,
-		remembered?: Pace,
+		remembered?: Remembered,
 	) {
 		this.shared = new RatePacing(now, remembered);
 	}
@@ -60,7 +60,7 @@ export class RoutePaces {
 	 * The shared pace's, to keep for the next execution: it paces every route until a probe shows
 	 * two limits, which each execution tells again; a route's own pace is not kept.
 	 */
-	learnt(): Pace | undefined {
+	learnt(): Remembered | undefined {
 		return this.shared.learnt();
 	}
 

@@ -46,12 +46,21 @@ async function execution(limit: RateLimits, rows = 40) {
 	return { share: refused / requests.length, ms };
 }
 
+/*
+ * Just after an edge of the sandbox's window, on the clock's grid of whole seconds. Started in
+ * its last tenth, the first execution's slow start spans two windows and the run ends before a
+ * period is learnt, so nothing is kept: this test failed 2 runs of 7 so.
+ */
+const windowStart = () =>
+	new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 20));
+
 describe('a pace remembered between executions, over HTTP', () => {
 	it(
 		'starts the next execution at the pace the last one learnt, until it expires',
 		{ timeout: 120_000 },
 		async () => {
 			rememberPace(key(), undefined);
+			await windowStart();
 			const first = await execution(WINDOW);
 			const learnt = recallPace(key());
 			expect(learnt?.periodMs).toBeGreaterThan(0);

@@ -28,6 +28,11 @@ export interface SimulatedRun {
 	wallMs: number;
 	/** What the limit needs to admit what it admitted; 0 without a limit. */
 	floorMs: number;
+	/**
+	 * Behind one fixed window: what it needs from the execution's start, where the window an
+	 * earlier execution left may be partly or wholly spent (floorMs counts from the first send).
+	 */
+	startFloorMs?: number;
 	refused: number;
 	requests: number;
 	/** The pace kept for the next execution (see the option `memoryKey`) when it ended. */
@@ -79,9 +84,10 @@ export async function simulateExecutions(
 	try {
 		const limiterFor = 'limit' in service ? createRateLimiters(service.limit) : undefined;
 		const runs: SimulatedRun[] = [];
+		const counted: number[] = [];
 		for (let i = 0; i < executions; i++) {
 			if (i > 0) vi.setSystemTime(Date.now() + gapMs);
-			runs.push(await execute(service, limiterFor, rows, options));
+			runs.push(await execute(service, limiterFor, rows, options, counted));
 		}
 		return runs;
 	} finally {
@@ -94,6 +100,8 @@ async function execute(
 	limiterFor: ReturnType<typeof createRateLimiters> | undefined,
 	rows: number,
 	{ latencyMs = 25, seed = 1, lateByMs = 0, lookUp = false, memoryKey }: Options,
+	/** When the limit counted each request it admitted, over every execution so far. */
+	counted: number[] = [],
 ): Promise<SimulatedRun> {
 	const START = Date.now();
 	const pacing = new AdaptiveConcurrency(DEFAULT_CONCURRENCY);
@@ -115,6 +123,7 @@ async function execute(
 		firstAt ??= Date.now() + latencyMs / 2;
 		await after(latencyMs / 2);
 		const answer = answerNow(method);
+		if (answer.outcome === 'admitted') counted.push(Date.now());
 		await after(latencyMs / 2);
 		if (lateByMs > 0) await after(Math.floor(late() * lateByMs));
 		if (answer.outcome === 'refused') refused++;
@@ -162,8 +171,24 @@ async function execute(
 	return {
 		wallMs: lastAnswerAt - START,
 		floorMs: 'limit' in service ? floorMs(service.limit, admitted, firstAt!) : 0,
+		startFloorMs: 'limit' in service ? startFloor(service.limit, admitted.length, START, counted) : 0,
 		refused,
 		requests,
 		remembered: memoryKey === undefined ? undefined : recallPace(memoryKey),
 	};
+}
+
+/**
+ * Behind one fixed window, the least time from `start` to admit `admitted` more, where the
+ * window `start` is in already admitted what `counted` holds of it.
+ */
+function startFloor(limits: RateLimits, admitted: number, start: number, counted: number[]) {
+	if (Array.isArray(limits) || limits.kind !== 'fixedWindow') return undefined;
+	const length = limits.seconds * 1000;
+	const windowStart = Math.floor(start / length) * length;
+	const used = counted.filter((at) => at >= windowStart && at < start).length;
+	const left = Math.max(0, limits.requests - used);
+	if (admitted <= left) return 0;
+	const windows = Math.ceil((admitted - left) / limits.requests);
+	return windowStart + length - start + (windows - 1) * length;
 }
