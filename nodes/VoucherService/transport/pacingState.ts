@@ -208,8 +208,7 @@ const EDGE_TRY_AT = 0.5;
  */
 export function edgeTryAt(s: PacingState): number | undefined {
 	const { edges: e, cycle } = s;
-	if (!e || s.edgeTry || !cycle || s.refusedInCycle || s.unconfirmed)
-		return undefined;
+	if (!e || s.edgeTry || !cycle || s.refusedInCycle || s.unconfirmed) return undefined;
 	if (s.mode === 'probing' || s.refused + 1 > TRY_SHARE * s.sent) return undefined;
 	if (s.sentInCycle < cycle.budget || s.admittedInCycle < cycle.budget) return undefined;
 	const next = nextEdge(e);

@@ -263,7 +263,12 @@ const CASES: Case[] = [
 	],
 	['edges, window spent', send(NOW + 800), 'paced', ['try the edge', 'count the send']],
 	['edges, window spent', send(NOW + 790), 'paced', ['count the send']],
-	['edges, a try out', answer('admitted', 11, {}, NOW + 800), 'paced', ['start the cycle at the try']],
+	[
+		'edges, a try out',
+		answer('admitted', 11, {}, NOW + 800),
+		'paced',
+		['start the cycle at the try'],
+	],
 	['edges, a try out', answer('refused', 11, {}, NOW + 800), 'paced', ['note the edge later']],
 	[
 		'edges, 5 clean cycles, a try out',

@@ -171,7 +171,8 @@ async function execute(
 	return {
 		wallMs: lastAnswerAt - START,
 		floorMs: 'limit' in service ? floorMs(service.limit, admitted, firstAt!) : 0,
-		startFloorMs: 'limit' in service ? startFloor(service.limit, admitted.length, START, counted) : 0,
+		startFloorMs:
+			'limit' in service ? startFloor(service.limit, admitted.length, START, counted) : 0,
 		refused,
 		requests,
 		remembered: memoryKey === undefined ? undefined : recallPace(memoryKey),
