@@ -1,5 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
+import type { Remembered } from './pacingState';
 import type { RateHints } from './rateHints';
 import { RoutePaces } from './routePaces';
 import type { RateTicket } from './routePaces';
@@ -112,7 +113,12 @@ export class AdaptiveConcurrency {
 	/** Moving average of recent clean answers' latency, weighted so a round of answers dominates it. */
 	private recentLatencyMs?: number;
 
-	private readonly rate: RoutePaces;
+	private rate: RoutePaces;
+
+	/** Told of each change of the pace the rate pacing has learnt (see keepPace). */
+	private onPace?: (pace: Remembered | undefined) => void;
+
+	private lastPace?: Remembered;
 
 	constructor(
 		readonly maxLimit: number,
@@ -120,6 +126,16 @@ export class AdaptiveConcurrency {
 	) {
 		this.limit = Math.min(START_LIMIT, maxLimit);
 		this.rate = new RoutePaces(now);
+	}
+
+	/**
+	 * Before the first request: starts the rate pacing at a pace an earlier execution learnt, and
+	 * tells `learnt` of each change of the pace learnt from here on (none: nothing to keep).
+	 */
+	keepPace(start: Remembered | undefined, learnt: (pace: Remembered | undefined) => void): void {
+		this.rate = new RoutePaces(this.now, start);
+		this.lastPace = start;
+		this.onPace = learnt;
 	}
 
 	/** The current limit on requests in flight. */
@@ -152,6 +168,7 @@ export class AdaptiveConcurrency {
 		// A 500 was let through any limiter in front: for the rate it counts as admitted.
 		const outcome = answer.refused ? 'refused' : answer.unanswered ? 'unanswered' : 'admitted';
 		this.rate.onAnswer(slot.rateTicket, outcome, answer.hints);
+		this.tellPace();
 		if (answer.refused) return this.dispatch();
 		if (!answer.overloaded) this.observeLatency(slot, latency);
 		const slow =
@@ -169,6 +186,15 @@ export class AdaptiveConcurrency {
 			this.grow();
 		}
 		this.dispatch();
+	}
+
+	private tellPace(): void {
+		if (!this.onPace) return;
+		const pace = this.rate.learnt();
+		const last = this.lastPace;
+		if (JSON.stringify(pace) === JSON.stringify(last)) return;
+		this.lastPace = pace;
+		this.onPace(pace);
 	}
 
 	private observeLatency(slot: Slot, latency: number): void {
