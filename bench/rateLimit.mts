@@ -21,7 +21,10 @@
 //      BENCH_GATEWAYS (rate/burst pairs, default 5/5,20/10, each also with a look-up before
 //      every create under the same limit; empty skips them),
 //      BENCH_ROUTES (reads+creates rate/burst, default 20/10+5/5; empty skips them),
-//      BENCH_RANDOM_ROWS (default 1000; 0 skips the random refusals).
+//      BENCH_RANDOM_ROWS (default 1000; 0 skips the random refusals),
+//      BENCH_EXECUTIONS (default 3: a fixed window without headers runs so many executions one
+//      after another, in one n8n process; the pace the first learns is kept for the next).
+// Each cell has a sandbox of its own, so no cell starts at a pace kept from the one before.
 import { test } from 'vitest';
 
 import { beginRun, conditionsTable, fmt, machine, print, say } from './report.mts';
@@ -43,6 +46,7 @@ const ROUTES = (process.env.BENCH_ROUTES ?? '20/10+5/5')
 	.filter(Boolean)
 	.map((routes) => routes.split('+').map((pair) => pair.split('/').map(Number)));
 const RANDOM_ROWS = Number(process.env.BENCH_RANDOM_ROWS ?? 1000);
+const EXECUTIONS = Number(process.env.BENCH_EXECUTIONS ?? 3);
 
 const GOALS = { wallOverFloor: 1.25, refusedShare: 0.1, randomOverErrors: 1.5 };
 
@@ -56,12 +60,16 @@ function limitOf(kind: (typeof KINDS)[number], signal: Signal, rate: number): Ra
 	return { kind, requests: rate * seconds, seconds, signal: signal === 'headers' ? told : signal };
 }
 
-const sandbox = await startSandbox({
-	processingDelayMs: 0,
-	timeFactor: 0.0005,
-	latencyMs: LATENCY,
-	acceptDuplicateReferences: true,
-});
+const startOne = () =>
+	startSandbox({
+		processingDelayMs: 0,
+		timeFactor: 0.0005,
+		latencyMs: LATENCY,
+		acceptDuplicateReferences: true,
+	});
+// One per cell: a pace is kept between executions per base URL (its port), so no cell starts at
+// the one before it.
+let sandbox = await startOne();
 
 let run = 0;
 async function once(
@@ -108,22 +116,31 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 		limit: RateLimits,
 		rows: number,
 		lookUp = false,
+		executions = 1,
 	) => {
-		say(`${name}, ${signal}: ${rows} rows`);
-		const r = await once(limit, rows, {}, lookUp);
-		const ratio = r.floor > 0 ? r.wallMs / r.floor : Infinity;
-		const share = r.refused / r.requests;
-		const goals = {
-			'0 failed': r.failed === 0,
-			[`wall ≤ ${GOALS.wallOverFloor} × floor`]: ratio <= GOALS.wallOverFloor,
-			[`refused ≤ ${GOALS.refusedShare * 100} %`]: share <= GOALS.refusedShare,
-			'0 doubles': r.doubles === 0,
-		};
-		const misses = Object.entries(goals).filter(([, met]) => !met);
-		missed += misses.length;
-		lines.push(
-			`| ${name} | ${signal} | ${rows} | ${r.failed} | ${fmt(ratio, 2)} × (${fmt(r.wallMs / 1000, 1)} s ÷ ${fmt(r.floor / 1000, 1)} s) | ${fmt(share * 100, 0)} % (${r.refused} of ${r.requests}) | ${r.doubles} | ${misses.length === 0 ? 'met' : `MISSED: ${misses.map(([goal]) => goal).join(', ')}`} |`,
-		);
+		await sandbox.close();
+		sandbox = await startOne();
+		for (let execution = 1; execution <= executions; execution++) {
+			const which = executions > 1 ? ` (execution ${execution})` : '';
+			say(`${name}, ${signal}${which}: ${rows} rows`);
+			const r = await once(limit, rows, {}, lookUp);
+			const ratio = r.floor > 0 ? r.wallMs / r.floor : Infinity;
+			const share = r.refused / r.requests;
+			// Issue 41: from the second execution on, a fixed window is held to its refusals alone.
+			const goals = {
+				'0 failed': r.failed === 0,
+				...(execution === 1
+					? { [`wall ≤ ${GOALS.wallOverFloor} × floor`]: ratio <= GOALS.wallOverFloor }
+					: {}),
+				[`refused ≤ ${GOALS.refusedShare * 100} %`]: share <= GOALS.refusedShare,
+				'0 doubles': r.doubles === 0,
+			};
+			const misses = Object.entries(goals).filter(([, met]) => !met);
+			missed += misses.length;
+			lines.push(
+				`| ${name}${which} | ${signal} | ${rows} | ${r.failed} | ${fmt(ratio, 2)} × (${fmt(r.wallMs / 1000, 1)} s ÷ ${fmt(r.floor / 1000, 1)} s) | ${fmt(share * 100, 0)} % (${r.refused} of ${r.requests}) | ${r.doubles} | ${misses.length === 0 ? 'met' : `MISSED: ${misses.map(([goal]) => goal).join(', ')}`} |`,
+			);
+		}
 	};
 	for (const kind of KINDS)
 		for (const rate of RATES)
@@ -133,7 +150,8 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 					kind === 'fixedWindow'
 						? `${limit.requests} per ${limit.seconds} s fixed window`
 						: `${rate}/s token bucket`;
-				await cell(name, limit.signal, limit, Math.max(20, ROWS_PER_RATE * rate));
+				const again = kind === 'fixedWindow' && signal === 'none' ? EXECUTIONS : 1;
+				await cell(name, limit.signal, limit, Math.max(20, ROWS_PER_RATE * rate), false, again);
 			}
 	// With look-ups, reads and creates meet one limit: the pacing must not take them for two.
 	for (const lookUp of [false, true])
