@@ -1,6 +1,5 @@
 import { sleep } from 'n8n-workflow';
 
-import type { Remembered } from './pacingState';
 import type { RateHints } from './rateHints';
 import { RoutePaces } from './routePaces';
 import type { RateTicket } from './routePaces';
@@ -113,12 +112,7 @@ export class AdaptiveConcurrency {
 	/** Moving average of recent clean answers' latency, weighted so a round of answers dominates it. */
 	private recentLatencyMs?: number;
 
-	private rate: RoutePaces;
-
-	/** Told of each change of the pace the rate pacing has learnt (see keepPace). */
-	private onPace?: (pace: Remembered | undefined) => void;
-
-	private lastPace?: Remembered;
+	private readonly rate: RoutePaces;
 
 	constructor(
 		readonly maxLimit: number,
@@ -126,16 +120,6 @@ export class AdaptiveConcurrency {
 	) {
 		this.limit = Math.min(START_LIMIT, maxLimit);
 		this.rate = new RoutePaces(now);
-	}
-
-	/**
-	 * Before the first request: starts the rate pacing at a pace an earlier execution learnt, and
-	 * tells `learnt` of each change of the pace learnt from here on (none: nothing to keep).
-	 */
-	keepPace(start: Remembered | undefined, learnt: (pace: Remembered | undefined) => void): void {
-		this.rate = new RoutePaces(this.now, start);
-		this.lastPace = start;
-		this.onPace = learnt;
 	}
 
 	/** The current limit on requests in flight. */
@@ -168,7 +152,6 @@ export class AdaptiveConcurrency {
 		// A 500 was let through any limiter in front: for the rate it counts as admitted.
 		const outcome = answer.refused ? 'refused' : answer.unanswered ? 'unanswered' : 'admitted';
 		this.rate.onAnswer(slot.rateTicket, outcome, answer.hints);
-		this.tellPace();
 		if (answer.refused) return this.dispatch();
 		if (!answer.overloaded) this.observeLatency(slot, latency);
 		const slow =
@@ -186,15 +169,6 @@ export class AdaptiveConcurrency {
 			this.grow();
 		}
 		this.dispatch();
-	}
-
-	private tellPace(): void {
-		if (!this.onPace) return;
-		const pace = this.rate.learnt();
-		const last = this.lastPace;
-		if (JSON.stringify(pace) === JSON.stringify(last)) return;
-		this.lastPace = pace;
-		this.onPace(pace);
 	}
 
 	private observeLatency(slot: Slot, latency: number): void {

@@ -10,7 +10,6 @@ import type {
 import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { answerIdentity } from './answerIdentity';
 import { asNodeError, VoucherApiError } from './errors';
-import { paceKey, recallPace, rememberPace } from './paceMemory';
 import { readRateHints } from './rateHints';
 import {
 	backoffDelay,
@@ -127,11 +126,6 @@ export class VoucherApiClient {
 		this.settings ??= this.context.getCredentials(API_CREDENTIAL).then((data) => {
 			const reference = this.node.credentials?.[API_CREDENTIAL];
 			this.keys = credentialForms(String(data.publicKey ?? ''), String(data.secretKey ?? ''));
-			const baseUrl = String(data.baseUrl ?? '')
-				.trim()
-				.replace(/\/+$/, '');
-			const key = paceKey(baseUrl, String(data.publicKey ?? ''));
-			this.pacing.keepPace(recallPace(key), (pace) => rememberPace(key, pace));
 			return {
 				// Handed to every request so n8n does not read and decrypt the credential again.
 				credentials: {
@@ -140,7 +134,9 @@ export class VoucherApiClient {
 					type: API_CREDENTIAL,
 					data,
 				},
-				baseUrl,
+				baseUrl: String(data.baseUrl ?? '')
+					.trim()
+					.replace(/\/+$/, ''),
 			};
 		});
 		return await this.settings;

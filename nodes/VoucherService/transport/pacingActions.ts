@@ -1,15 +1,5 @@
-import { moveEdges, nextEdge } from './pacingEdges';
-import type { Edges } from './pacingEdges';
 import { MAX_PROBE_MS, MAX_WAIT_MS, sentAfter } from './pacingState';
-import type {
-	Answered,
-	EventOf,
-	Pace,
-	PacingEvent,
-	PacingState,
-	Remembered,
-	Unconfirmed,
-} from './pacingState';
+import type { Answered, EventOf, Pace, PacingEvent, PacingState, Unconfirmed } from './pacingState';
 
 /*
  * The conditions and actions of the pacing's transitions (the table is in ratePacing.ts): each
@@ -63,32 +53,12 @@ const SPORADIC_TO_FORGET = 3;
 const RATE_SPAN_PERIODS = 2;
 const ADMISSIONS_KEPT = 256;
 
-/**
- * From nothing, or at a pace an earlier execution learnt: paced, on trial like any learnt one.
- * Where it knew the edges, in the window it left, with what it sent there (see 'start the next
- * cycle').
- */
-export function initialState(remembered?: Remembered): PacingState {
-	const edges = remembered?.edges;
-	const sent = edges ? Math.min(remembered!.budget, remembered!.sentInWindow ?? 0) : 0;
-	return {
-		...restState,
-		cycle: remembered && { budget: remembered.budget, periodMs: remembered.periodMs },
-		remembered: remembered !== undefined,
-		edges: edges && { ...edges },
-		cycleStart: edges && { at: edges.by, resumed: false },
-		sentInCycle: sent,
-		admittedInCycle: sent,
-	};
-}
-
-const restState: PacingState = {
+export const initialState = (): PacingState => ({
 	sent: 0,
 	unanswered: [],
 	pausedUntil: 0,
 	windowResetAt: 0,
 	windowSequence: 0,
-	remembered: false,
 	cycleFirstSequence: 1,
 	sentInCycle: 0,
 	admittedInCycle: 0,
@@ -101,10 +71,7 @@ const restState: PacingState = {
 	admissions: [],
 	retryAfterSeen: false,
 	sporadicAtPace: 0,
-	refused: 0,
-	lateSends: 0,
-	lateBefore: 0,
-};
+});
 
 // Conditions of the table.
 
@@ -112,25 +79,8 @@ export function always() {
 	return true;
 }
 
-/** The answer to a lone request that tried for the next edge (see edgeTryAt). */
-export function edgeTried(_: PacingState, e: Answered) {
-	return e.edgeTry === true;
-}
-
-export function triedAndGrows(s: PacingState, e: Answered) {
-	return edgeTried(s, e) && growsNow(s);
-}
-
 export function ofAnotherCycle(s: PacingState, e: Answered) {
 	return !ofThisCycle(s, e);
-}
-
-/**
- * Refused in a cycle at the edges, whose last cycle sent past the earliest its window could end:
- * those sends may have gone in this window. Their edges still hold.
- */
-export function afterLateSends(s: PacingState) {
-	return s.edges !== undefined && s.lateBefore > 0;
 }
 
 export function grown(s: PacingState) {
@@ -187,14 +137,6 @@ export function toTell(s: PacingState, e: Answered) {
 	return !e.confirmed && ofThisCycle(s, e) && told;
 }
 
-/**
- * The service says when to come back (Remaining and Reset, or Retry-After): a pace remembered
- * from an earlier execution adds nothing to that.
- */
-export function toldAtRememberedPace(s: PacingState, e: EventOf<'hint' | 'refused'>) {
-	return s.remembered && (e.kind === 'hint' || e.hints.retryAfterMs !== undefined);
-}
-
 export function retryAfter(_: PacingState, e: Answered) {
 	return e.hints.retryAfterMs !== undefined;
 }
@@ -219,14 +161,6 @@ export function probeAlone(s: PacingState) {
 	return s.admittedInCycle === 1 && s.cycle?.periodMs === undefined;
 }
 
-/**
- * Refused in the first cycle at a remembered pace: it met a window the last execution (or another
- * client) had partly spent, which says nothing of what a window admits.
- */
-export function inFirstRememberedCycle(s: PacingState, e: Answered) {
-	return s.remembered && s.cycleStart?.resumed === false && ofThisCycle(s, e);
-}
-
 /** Admitted, then refused, at a known period. */
 export function budgetTooLarge(s: PacingState) {
 	return s.cycle?.periodMs !== undefined && s.admittedInCycle > 0;
@@ -235,9 +169,8 @@ export function budgetTooLarge(s: PacingState) {
 // Actions of the table: each changes the draft of the next state.
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-export type Draft = Mutable<Omit<PacingState, 'cycle' | 'cycleStart' | 'unconfirmed' | 'edges'>> & {
+export type Draft = Mutable<Omit<PacingState, 'cycle' | 'cycleStart' | 'unconfirmed'>> & {
 	cycle?: Pace;
-	edges?: Edges;
 	cycleStart?: { at: number; resumed: boolean; since?: number };
 	unconfirmed?: Unconfirmed;
 };
@@ -246,7 +179,6 @@ export function draftOf(s: PacingState): Draft {
 	return {
 		...s,
 		cycle: s.cycle && { ...s.cycle },
-		edges: s.edges && { ...s.edges },
 		cycleStart: s.cycleStart && { ...s.cycleStart },
 		unconfirmed: s.unconfirmed && { ...s.unconfirmed },
 	};
@@ -265,32 +197,14 @@ export const ACTIONS = {
 	},
 	'grow the pace': (s, e: EventOf<'periodEnds'>) => {
 		grow(s, s.cycle!);
-		nextCycle(s, e.at);
+		startCycle(s, e.at, true);
 	},
 	'start the next cycle': (s, e: EventOf<'periodEnds'>) => {
 		s.cleanCycles = cleanCyclesAfter(s);
-		nextCycle(s, e.at);
-	},
-	'try the edge': (s, e: EventOf<'edgeDue'>) => {
-		s.edgeTry = { sequence: s.sent + 1, sentAt: e.at };
-	},
-	'grow the pace at the try': (s, e: Answered) => {
-		grow(s, s.cycle!);
-		startAtTry(s, e);
-	},
-	'start the cycle at the try': (s, e: Answered) => {
-		s.cleanCycles = cleanCyclesAfter(s);
-		startAtTry(s, e);
-	},
-	// The cycle's own edge came by its start: the window is longer than the time since.
-	'note the edge later': (s, e: Answered) => {
-		const edges = s.edges!;
-		edges.nextAfter = Math.max(edges.nextAfter, e.sentAt);
-		edges.shortest = Math.max(edges.shortest, e.sentAt - edges.by);
+		startCycle(s, e.at, true);
 	},
 	'count the send': (s, e: EventOf<'send'>) => {
 		if (s.allowance !== undefined) s.allowance--;
-		if (s.edges && s.sentInCycle > 0 && e.at > nextEdge(s.edges).after) s.lateSends++;
 		s.sentInCycle++;
 		const sequence = ++s.sent;
 		s.unanswered = [...s.unanswered, sequence];
@@ -315,10 +229,6 @@ export const ACTIONS = {
 		const { sequence, sentAt, at, hints } = s.unconfirmed!;
 		s.unconfirmed = undefined;
 		return { kind: 'refused', sequence, sentAt, at, hints, confirmed: true };
-	},
-	'forget the remembered pace': (s, e: EventOf<'hint' | 'refused'>): PacingEvent => {
-		forgetPace(s);
-		return e;
 	},
 	'note the refusal': (s, e: Answered) => learnt(s, e),
 	'count the refusal': (s) => {
@@ -346,22 +256,9 @@ export const ACTIONS = {
 		learnt(s, e);
 		s.allowance = 0;
 	},
-	'wait a remembered period': (s, e: EventOf<'refused'>) => {
-		refusalSeen(s, e);
-		// That window ends within a period of this send: the next cycle starts after it, in full.
-		s.cycleStart = { at: Math.max(s.cycleStart!.at, e.sentAt), resumed: false };
-		endBudget(s);
-	},
-	'wait for the next edge': (s, e: EventOf<'refused'>) => {
-		refusalSeen(s, e);
-		endBudget(s);
-	},
 	'undo the growth': (s, e: EventOf<'refused'>) => {
-		// The budget before filled the window: where its edges fall holds.
-		const { edges } = s;
 		learnt(s, e);
-		s.edges = edges;
-		s.cycle = { ...s.beforeGrowth!, periodMs: edges?.longest ?? s.beforeGrowth!.periodMs };
+		s.cycle = { ...s.beforeGrowth! };
 		s.beforeGrowth = undefined;
 		s.cyclesToGrow *= 2;
 		endBudget(s);
@@ -379,7 +276,6 @@ export const ACTIONS = {
 		endBudget(s);
 	},
 	'probe later': (s, e: EventOf<'refused'>) => {
-		if (s.cycleFirstSequence === 1) s.restBurst ??= s.admittedInCycle;
 		learnt(s, e);
 		if (s.cycle?.periodMs !== undefined) keepToAdmittedRate(s, e.sentAt, s.cycle.periodMs);
 		if (s.mode !== 'probing') {
@@ -395,14 +291,7 @@ export const ACTIONS = {
 } satisfies Record<string, ActionFn>;
 
 /** Every refusal learnt from. */
-function learnt(s: Draft, e: Answered): void {
-	s.remembered = false;
-	// Refused at a time the edges allowed: they are not a fixed window's, or moved.
-	s.edges = undefined;
-	refusalSeen(s, e);
-}
-
-function refusalSeen(s: Draft, { sentAt }: Answered): void {
+function learnt(s: Draft, { sentAt }: Answered): void {
 	s.sporadicAtPace = 0;
 	s.lastRefusedSentAt = Math.max(s.lastRefusedSentAt ?? sentAt, sentAt);
 }
@@ -424,15 +313,9 @@ function admitted(s: Draft, { sequence, sentAt }: Answered): void {
  */
 function sporadic(s: Draft, now: number, lone: boolean): void {
 	if (!s.cycle || (!lone && ++s.sporadicAtPace < SPORADIC_TO_FORGET)) return;
-	forgetPace(s);
-	startCycle(s, now, false);
-}
-
-function forgetPace(s: Draft): void {
 	s.cycle = undefined;
-	s.edges = undefined;
 	s.beforeGrowth = undefined;
-	s.remembered = false;
+	startCycle(s, now, false);
 }
 
 function pause(s: Draft, until: number): void {
@@ -504,16 +387,7 @@ function resume(s: Draft, sequence: number, sentAt: number): void {
 	s.resumedAfterMs = resumedAfterMs;
 	const periodMs = s.cycle?.periodMs;
 	const burst = s.admittedInCycle;
-	const lastStart = s.cycleStart;
-	const refusedSentAt = s.lastRefusedSentAt!;
 	endCycle(s, sentAt, sequence, s.probeAnchor);
-	if (windowLike(s, burst, lastStart)) {
-		// The last cycle's window was spent from its start up to the last refused probe.
-		const shortest = refusedSentAt - lastStart!.at;
-		const [after, by, longest] = [refusedSentAt, sentAt, s.cycle!.periodMs!];
-		const first = { firstAfter: after, firstBy: by, windows: 0 };
-		s.edges = { after, by, shortest, longest, ...first, nextAfter: -Infinity };
-	}
 	s.cycleStart!.since = s.lastRefusedSentAt;
 	s.sentInCycle = s.sent - sequence + 1;
 	s.admittedInCycle = 1;
@@ -530,8 +404,7 @@ function resume(s: Draft, sequence: number, sentAt: number): void {
 
 function grow(s: Draft, cycle: Pace): void {
 	s.beforeGrowth = { ...cycle };
-	// Where the edges are known a shorter cycle would leave them.
-	if (cycle.budget >= GROW_BUDGET_FROM || s.edges) cycle.budget = Math.ceil(cycle.budget * GROWTH);
+	if (cycle.budget >= GROW_BUDGET_FROM) cycle.budget = Math.ceil(cycle.budget * GROWTH);
 	else cycle.periodMs = cycle.periodMs! / GROWTH;
 	s.cleanCycles = 0;
 }
@@ -541,45 +414,6 @@ function startCycle(s: Draft, at: number, resumed: boolean): void {
 	s.cycleFirstSequence = s.sent + 1;
 	s.sentInCycle = 0;
 	s.admittedInCycle = 0;
-	s.lateSends = 0;
 	s.refusedInCycle = false;
 	if (s.mode === 'ramping') s.mode = undefined;
-}
-
-/** The window was spent, so a try's admission shows the next edge passed: a cycle starts there. */
-function startAtTry(s: Draft, e: Answered): void {
-	const next = nextEdge(s.edges!);
-	nextCycle(s, e.sentAt, { after: next.after, by: e.sentAt });
-	s.cycleFirstSequence = e.sequence;
-	s.sentInCycle = s.sent - e.sequence + 1;
-	s.admittedInCycle = 1;
-}
-
-/**
- * Whether a cycle's answers look like a fixed window's: one that started at a resumption, with
- * its period known, admitted as many as the first cycle from rest, more than one (a bucket gives
- * back a few requests at a resumption, not its whole store).
- */
-function windowLike(s: Draft, burst: number, start: Draft['cycleStart']): boolean {
-	const known = start?.resumed === true && s.cycle?.periodMs !== undefined;
-	return known && burst >= 2 && burst === s.restBurst;
-}
-
-/**
- * The next cycle starts at `at`. Where the edges are known they move on to the window `at` is
- * in; where that may still be the window the last cycle spent (an execution's first send at a
- * remembered pace), what that cycle sent stays counted.
- */
-function nextCycle(s: Draft, at: number, tried?: { after: number; by: number }): void {
-	const first = s.sent === 0;
-	const [spent, late] = [s.sentInCycle, s.lateSends];
-	const moved = s.edges && moveEdges(s.edges, at, tried);
-	if (moved && !moved.holds) s.edges = undefined;
-	else if (moved) s.cycle!.periodMs = s.edges!.longest;
-	const sameWindow = moved && moved.passed === 0;
-	startCycle(s, at, !(first && s.remembered));
-	s.lateBefore = late;
-	if (!sameWindow) return;
-	s.sentInCycle = spent;
-	s.admittedInCycle = spent;
 }

@@ -1,5 +1,3 @@
-import { nextEdge } from './pacingEdges';
-import type { Edges } from './pacingEdges';
 import type { RateHints } from './rateHints';
 
 /*
@@ -19,11 +17,9 @@ export interface Answered {
 	hints: RateHints;
 	/** A refusal told from a sporadic one: it is learnt from. */
 	confirmed?: boolean;
-	/** The answer to a lone request that tried for the next edge. */
-	edgeTry?: boolean;
 }
 
-type Timed = 'send' | 'windowEnds' | 'periodEnds' | 'edgeDue';
+type Timed = 'send' | 'windowEnds' | 'periodEnds';
 
 /** A send, and the timers due when it is sent; an answer, and the hint its headers carry. */
 export type PacingEvent =
@@ -55,12 +51,6 @@ export const MAX_WAIT_MS = 60_000;
 export interface Pace {
 	budget: number;
 	periodMs?: number;
-}
-
-/** A pace kept for the next execution: where the edges fall, and what the last window was sent. */
-export interface Remembered extends Pace {
-	edges?: Edges;
-	sentInWindow?: number;
 }
 
 /** A refusal not yet told from a sporadic one. */
@@ -95,19 +85,6 @@ export interface PacingState {
 	/** Probing for a resumption, or ramping after one: which of the two. */
 	readonly mode?: 'probing' | 'ramping';
 	readonly cycle?: Readonly<Pace>;
-	readonly edges?: Readonly<Edges>;
-	/** A lone request sent before the next edge's latest time, to find it (see edgeTryAt). */
-	readonly edgeTry?: { readonly sequence: number; readonly sentAt: number };
-	/** Sends of this cycle after the earliest its window may have ended. */
-	readonly lateSends: number;
-	/** Those of the last cycle: they may have gone in this cycle's window. */
-	readonly lateBefore: number;
-	/** Requests refused in this execution, tries for an edge too. */
-	readonly refused: number;
-	/** What the first cycle, from rest, admitted before a refusal. */
-	readonly restBurst?: number;
-	/** The pace is one an earlier execution learnt (see paceMemory.ts), no refusal learnt from yet. */
-	readonly remembered: boolean;
 	/** The pace before the last growth, while the grown one is on trial. */
 	readonly beforeGrowth?: Readonly<Pace>;
 	/**
@@ -170,51 +147,13 @@ function waitEnd(s: PacingState): number {
 	if (s.sentInCycle >= rampCap(s) && cycleInFlight(s))
 		at = Math.max(at, s.cycleStart!.at + MAX_PROBE_MS);
 	if (s.allowance !== undefined && s.allowance <= 0) at = Math.max(at, s.windowResetAt);
-	if (s.edgeTry) at = Math.max(at, s.edgeTry.sentAt + MAX_PROBE_MS);
 	if (s.cycle?.periodMs !== undefined && s.cycleStart && s.sentInCycle >= s.cycle.budget)
-		at = Math.max(at, Math.min(periodEnd(s, s.cycleStart), edgeTryAt(s) ?? Infinity));
+		at = Math.max(at, periodEnd(s, s.cycleStart));
 	return at;
 }
 
-/** When the next cycle may start: a period after this one's, or at the next edge's latest. */
-export function periodEnd(s: PacingState, start: { at: number }): number {
-	const periodMs = s.cycle?.periodMs ?? Infinity;
-	if (!s.edges) return start.at + periodMs * PERIOD_MARGIN;
-	return nextEdge(s.edges).by + (PERIOD_MARGIN - 1) * s.edges.longest;
-}
-
-/*
- * The next edge is tried for, by a lone request, while the time it may come in is wider than
- * this share of a window; a cycle that starts later than its edge by less costs no more.
- */
-const EDGE_TOLERANCE = 0.1;
-
-/*
- * A try goes only while the requests refused, with it, stay within this share of those sent:
- * each refused costs a request, and an execution that learnt its pace from refusals has spent
- * its share on them.
- */
-const TRY_SHARE = 0.1;
-
-/*
- * Where in that time it is tried: nearer its end, a try is refused less often (a refusal costs
- * a request, an admission narrows the time less).
- */
-const EDGE_TRY_AT = 0.5;
-
-/**
- * When a lone request tries for the next edge: once the window is spent (its budget sent and
- * admitted in it, which is what a window admits), while the next edge's time is wide.
- */
-export function edgeTryAt(s: PacingState): number | undefined {
-	const { edges: e, cycle } = s;
-	if (!e || s.edgeTry || !cycle || s.refusedInCycle || s.unconfirmed) return undefined;
-	if (s.mode === 'probing' || s.refused + 1 > TRY_SHARE * s.sent) return undefined;
-	if (s.sentInCycle < cycle.budget || s.admittedInCycle < cycle.budget) return undefined;
-	const next = nextEdge(e);
-	if (next.by - next.after <= EDGE_TOLERANCE * e.longest) return undefined;
-	return next.after + EDGE_TRY_AT * (next.by - next.after);
-}
+export const periodEnd = (s: PacingState, start: { at: number }) =>
+	start.at + (s.cycle?.periodMs ?? Infinity) * PERIOD_MARGIN;
 
 /**
  * What a cycle may send before more of its answers are in, where what it admits is not known:

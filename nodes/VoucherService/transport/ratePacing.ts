@@ -1,14 +1,11 @@
 import {
 	ACTIONS,
-	afterLateSends,
 	always,
 	budgetTooLarge,
 	confirms,
 	draftOf,
-	edgeTried,
 	grown,
 	growsNow,
-	inFirstRememberedCycle,
 	inWindow,
 	initialState,
 	later,
@@ -18,22 +15,11 @@ import {
 	probeAlone,
 	PROBE_GROWTH,
 	retryAfter,
-	toldAtRememberedPace,
 	toTell,
-	triedAndGrows,
 } from './pacingActions';
 import type { ActionFn, Draft } from './pacingActions';
-import { nextEdge } from './pacingEdges';
-import { edgeTryAt, nextSendAt, periodEnd, phaseOf, told } from './pacingState';
-import type {
-	Kind,
-	Outcome,
-	Pace,
-	PacingEvent,
-	PacingState,
-	Phase,
-	Remembered,
-} from './pacingState';
+import { nextSendAt, periodEnd, phaseOf, told } from './pacingState';
+import type { Kind, Outcome, PacingEvent, PacingState, Phase } from './pacingState';
 import type { RateHints } from './rateHints';
 
 /*
@@ -62,14 +48,11 @@ export const TRANSITIONS = [
 	['any', 'windowEnds', always, 'same', 'open the window'],
 	['any', 'periodEnds', growsNow, 'paced|telling', 'grow the pace'],
 	['any', 'periodEnds', always, 'paced|telling', 'start the next cycle'],
-	['ramping|paced', 'edgeDue', always, 'same', 'try the edge'],
 	['any', 'send', always, 'same', 'count the send'],
-	['paced|telling', 'hint', toldAtRememberedPace, 'free|telling', 'forget the remembered pace'],
 	['any', 'hint', newest, 'same', 'read the window'],
 	['any', 'hint', always, 'same', 'none'],
 	// A refusal told apart by the answers to requests sent after it.
 	['telling', 'admitted', later, 'free|ramping|paced', 'forget the refusal'],
-	['paced|telling', 'refused', toldAtRememberedPace, 'free|telling', 'forget the remembered pace'],
 	['telling', 'refused', confirms, 'free|probing|ramping|paced', 'learn from the refusal'],
 	['telling', 'unanswered', confirms, 'free|probing|ramping|paced', 'learn from the refusal'],
 	['telling', 'refused', later, 'telling', 'count the refusal'],
@@ -77,9 +60,6 @@ export const TRANSITIONS = [
 	['telling', 'refused', always, 'telling', 'none'],
 	['telling', 'unanswered', always, 'telling', 'none'],
 	// Answers, and refusals learnt from.
-	['ramping|paced', 'admitted', triedAndGrows, 'paced', 'grow the pace at the try'],
-	['ramping|paced', 'admitted', edgeTried, 'paced', 'start the cycle at the try'],
-	['ramping|paced', 'refused', edgeTried, 'same', 'note the edge later'],
 	['probing', 'admitted', ofThisCycle, 'ramping|paced', 'resume'],
 	['any', 'admitted', always, 'same', 'count the admission'],
 	['any', 'unanswered', always, 'same', 'none'],
@@ -87,8 +67,6 @@ export const TRANSITIONS = [
 	['any', 'refused', retryAfter, 'same|paced', 'wait Retry-After'],
 	['any', 'refused', inWindow, 'same', 'spend the window'],
 	['any', 'refused', ofAnotherCycle, 'same', 'note the refusal'],
-	['paced', 'refused', inFirstRememberedCycle, 'paced', 'wait a remembered period'],
-	['paced', 'refused', afterLateSends, 'paced', 'wait for the next edge'],
 	['any', 'refused', grown, 'paced', 'undo the growth'],
 	['ramping', 'refused', probeAlone, 'paced', 'one per probe wait'],
 	['any', 'refused', budgetTooLarge, 'paced', 'cut the budget'],
@@ -121,22 +99,15 @@ export interface Step {
  * One event: a send (after the timers it finds due), or an answer (after the hint its headers
  * carry). Pure: the state given is left as it was.
  */
-export function step(state: PacingState, given: PacingEvent): Step {
+export function step(state: PacingState, event: PacingEvent): Step {
 	const s = draftOf(state);
 	const actions: Action[] = [];
-	const tried = 'sentAt' in given && s.edgeTry?.sequence === given.sequence;
-	const event: PacingEvent = tried ? { ...given, edgeTry: true } : given;
-	if (tried) s.edgeTry = undefined;
-	if (event.kind === 'refused') s.refused++;
 	if (event.kind === 'send') {
 		if (s.allowance !== undefined && event.at >= s.windowResetAt)
 			decide(s, { kind: 'windowEnds', at: event.at }, actions);
 		s.cycleStart ??= { at: event.at, resumed: false };
-		const tryAt = edgeTryAt(s);
-		if (s.mode !== 'probing' && (event.at >= periodEnd(s, s.cycleStart) || inNextWindow(s, event)))
+		if (s.mode !== 'probing' && event.at >= periodEnd(s, s.cycleStart))
 			decide(s, { kind: 'periodEnds', at: event.at }, actions);
-		else if (tryAt !== undefined && event.at >= tryAt)
-			decide(s, { kind: 'edgeDue', at: event.at }, actions);
 	} else if ('sentAt' in event) {
 		s.unanswered = s.unanswered.filter((sequence) => sequence !== event.sequence);
 		if (s.probeInFlight?.sequence === event.sequence) s.probeInFlight = undefined;
@@ -147,16 +118,6 @@ export function step(state: PacingState, given: PacingEvent): Step {
 	decide(s, event, actions);
 	return { state: s, actions };
 }
-
-/**
- * An execution's first send at a remembered pace, with some of the cycle left, where the window
- * the last one left may have ended: its cycle moves on (see 'start the next cycle').
- */
-const inNextWindow = (s: PacingState, e: { at: number }) =>
-	s.sent === 0 &&
-	s.edges !== undefined &&
-	s.sentInCycle < s.cycle!.budget &&
-	e.at > nextEdge(s.edges).after;
 
 function decide(s: Draft, event: PacingEvent, actions: Action[]): void {
 	const phase = phaseOf(s);
@@ -170,37 +131,14 @@ function decide(s: Draft, event: PacingEvent, actions: Action[]): void {
 	if (next) decide(s, next, actions);
 }
 
-const rateOf = (pace: Pace) => pace.budget / pace.periodMs!;
-
 /** Holds the pacing's state and its clock; every decision is the table's. */
 export class RatePacing {
-	private state: PacingState;
+	private state = initialState();
 
-	/** `remembered`: a pace an earlier execution learnt (see paceMemory.ts), to start at. */
-	constructor(
-		private readonly now: () => number = Date.now,
-		private readonly remembered?: Remembered,
-	) {
-		this.state = initialState(remembered);
-	}
+	constructor(private readonly now: () => number = Date.now) {}
 
 	told(): boolean {
 		return told(this.state);
-	}
-
-	/**
-	 * The pace learnt from when admissions resumed, once its period is known, and the one before
-	 * a growth still on trial: none where the service says when to come back (Retry-After,
-	 * Reset), which it says again each time, nor one slower than the remembered pace it started
-	 * at (a learnt period is lengthened at refusals, so kept it would hold each next execution
-	 * longer than the last: the next one learns again).
-	 */
-	learnt(): Remembered | undefined {
-		const { cycle, beforeGrowth, retryAfterSeen, edges, sentInCycle } = this.state;
-		if (cycle?.periodMs === undefined || retryAfterSeen || this.told()) return undefined;
-		const pace = { ...(beforeGrowth ?? cycle) };
-		if (this.remembered && rateOf(pace) < rateOf(this.remembered)) return undefined;
-		return edges ? { ...pace, edges: { ...edges }, sentInWindow: sentInCycle } : pace;
 	}
 
 	/** The earliest time the next request may be sent. */

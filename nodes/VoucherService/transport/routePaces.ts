@@ -1,5 +1,5 @@
 import { RatePacing } from './ratePacing';
-import type { Outcome, Remembered } from './pacingState';
+import type { Outcome } from './pacingState';
 import type { RateHints } from './rateHints';
 
 /** A send as the paces counted it, to hand back with its answer. */
@@ -48,20 +48,8 @@ export class RoutePaces {
 
 	private probes = 0;
 
-	/** `remembered`: the shared pace an earlier execution learnt (see paceMemory.ts), to start at. */
-	constructor(
-		private readonly now: () => number,
-		remembered?: Remembered,
-	) {
-		this.shared = new RatePacing(now, remembered);
-	}
-
-	/**
-	 * The shared pace's, to keep for the next execution: it paces every route until a probe shows
-	 * two limits, which each execution tells again; a route's own pace is not kept.
-	 */
-	learnt(): Remembered | undefined {
-		return this.shared.learnt();
+	constructor(private readonly now: () => number) {
+		this.shared = new RatePacing(now);
 	}
 
 	/** Whether any pace has been told how many requests its window still admits. */

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { initialState } from '../../../../nodes/VoucherService/transport/pacingActions';
-import { edgeTryAt, phaseOf } from '../../../../nodes/VoucherService/transport/pacingState';
-import type {
-	PacingEvent,
-	PacingState,
-	Phase,
-	Remembered,
-} from '../../../../nodes/VoucherService/transport/pacingState';
+import { phaseOf } from '../../../../nodes/VoucherService/transport/pacingState';
+import type { PacingEvent, Phase } from '../../../../nodes/VoucherService/transport/pacingState';
 import { phasesIn, step, TRANSITIONS } from '../../../../nodes/VoucherService/transport/ratePacing';
 import type { Action } from '../../../../nodes/VoucherService/transport/ratePacing';
 import type { RateHints } from '../../../../nodes/VoucherService/transport/rateHints';
@@ -47,43 +42,6 @@ const FORGOTTEN = [
 	...[send(NOW + 2_200), send(NOW + 2_200), answer('admitted', 6, {}, NOW + 2_200)],
 	...[answer('refused', 7, retryAfter, NOW + 2_200), send(NOW + 2_300)],
 ];
-/*
- * A pace remembered with its edges: ten a window, the last edge within the 100 ms before NOW,
- * the window 700 ms to 1 s long (the next edge within 600 ms to 1 s from NOW, a try at 800 ms);
- * none sent in this one yet.
- */
-const EDGES: Remembered = {
-	budget: 10,
-	periodMs: 1_000,
-	edges: {
-		...{ after: NOW - 100, by: NOW, shortest: 700, longest: 1_000, nextAfter: -Infinity },
-		...{ firstAfter: NOW - 100, firstBy: NOW, windows: 0 },
-	},
-	sentInWindow: 0,
-};
-const SPENT = Array.from({ length: 10 }, () => send(NOW + 10)).concat(
-	Array.from({ length: 10 }, (_, i) => answer('admitted', i + 1, {}, NOW + 10)),
-);
-
-/** Cycles at the edges, each spent at its start and begun by a try admitted; then a try sent. */
-function triesAdmitted(count: number): PacingEvent[] {
-	const events = [...SPENT];
-	let state = events.reduce((s, e) => step(s, e).state, initialState(EDGES));
-	const add = (event: PacingEvent) => {
-		events.push(event);
-		state = step(state, event).state;
-	};
-	for (let i = 0; i <= count; i++) {
-		const at = edgeTryAt(state)!;
-		add(send(at));
-		if (i === count) break;
-		add(answer('admitted', state.sent, {}, at));
-		for (let j = 1; j < 10; j++) add(send(at + 10));
-		for (let j = 1; j < 10; j++) add(answer('admitted', state.sent - 9 + j, {}, at + 10));
-	}
-	return events;
-}
-
 const setups = {
 	start: [],
 	'3 out': [send(), send(), send()],
@@ -123,35 +81,7 @@ const setups = {
 		answer('admitted', 1, { remaining: 1, resetAt: NOW + 1_000 }),
 		send(),
 	],
-	'remembered, 2 out': [send(), send()],
-	'edges, window spent': SPENT,
-	'edges, a try out': triesAdmitted(0),
-	'edges, 5 clean cycles, a try out': triesAdmitted(5),
-	// Its last send came after the earliest the next edge could (600 ms), into the next cycle.
-	'edges, a send late, the next cycle 2 out': [
-		...Array.from({ length: 9 }, () => send(NOW + 10)),
-		...[send(NOW + 750), ...Array.from({ length: 10 }, (_, i) => answer('admitted', i + 1))],
-		...[send(NOW + 1_020), send(NOW + 1_020), answer('admitted', 11, {}, NOW + 1_020)],
-	],
-	'remembered, second cycle, 1 admitted of 2 out': [
-		...[send(), send(), answer('admitted', 1), answer('admitted', 2)],
-		...[send(NOW + 1_020), send(NOW + 1_020), answer('admitted', 3, {}, NOW + 1_020)],
-	],
 } satisfies Record<string, PacingEvent[]>;
-
-/** Setups named "remembered" start at this pace, as one an earlier execution learnt. */
-const REMEMBERED = { budget: 2, periodMs: 1_000 };
-const startOf = (setup: string): PacingState =>
-	setup.startsWith('remembered')
-		? initialState(REMEMBERED)
-		: initialState(setup.startsWith('edges') ? EDGES : undefined);
-
-/** The answer to the try the setup with five clean cycles left out. */
-function answerLastTry(kind: 'admitted' | 'refused'): PacingEvent {
-	const events = setups['edges, 5 clean cycles, a try out'];
-	const last = events[events.length - 1] as { at: number };
-	return answer(kind, events.filter((e) => e.kind === 'send').length, {}, last.at);
-}
 
 type Case = [setup: keyof typeof setups, event: PacingEvent, phase: Phase, actions: Action[]];
 
@@ -242,46 +172,6 @@ const CASES: Case[] = [
 		'free',
 		['none', 'count the admission'],
 	],
-	[
-		'remembered, 2 out',
-		answer('admitted', 1, { remaining: 3, resetAt: later }),
-		'free',
-		['forget the remembered pace', 'read the window', 'count the admission'],
-	],
-	[
-		'remembered, 2 out',
-		answer('refused', 1, retryAfter),
-		'telling',
-		['forget the remembered pace', 'tell it apart'],
-	],
-	['remembered, 2 out', answer('refused', 2), 'paced', ['wait a remembered period']],
-	[
-		'remembered, second cycle, 1 admitted of 2 out',
-		answer('refused', 4, {}, NOW + 1_020),
-		'paced',
-		['cut the budget'],
-	],
-	['edges, window spent', send(NOW + 800), 'paced', ['try the edge', 'count the send']],
-	['edges, window spent', send(NOW + 790), 'paced', ['count the send']],
-	[
-		'edges, a try out',
-		answer('admitted', 11, {}, NOW + 800),
-		'paced',
-		['start the cycle at the try'],
-	],
-	['edges, a try out', answer('refused', 11, {}, NOW + 800), 'paced', ['note the edge later']],
-	[
-		'edges, 5 clean cycles, a try out',
-		answerLastTry('admitted'),
-		'paced',
-		['grow the pace at the try'],
-	],
-	[
-		'edges, a send late, the next cycle 2 out',
-		answer('refused', 12, {}, NOW + 1_020),
-		'paced',
-		['wait for the next edge'],
-	],
 ];
 
 describe('the pacing’s transitions', () => {
@@ -297,7 +187,7 @@ describe('the pacing’s transitions', () => {
 	});
 
 	it.each(named)('%s', (_, setup, event, phase, actions) => {
-		const before = setups[setup].reduce((s, e) => step(s, e).state, startOf(setup));
+		const before = setups[setup].reduce((s, e) => step(s, e).state, initialState());
 		const taken = step(before, event);
 		expect(taken.actions).toEqual(actions);
 		expect(phaseOf(taken.state)).toBe(phase);
