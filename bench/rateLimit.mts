@@ -23,8 +23,9 @@
 //      BENCH_ROUTES (reads+creates rate/burst, default 20/10+5/5; empty skips them),
 //      BENCH_RANDOM_ROWS (default 1000; 0 skips the random refusals),
 //      BENCH_EXECUTIONS (default 3: a fixed window without headers runs so many executions one
-//      after another, in one n8n process; the pace the first learns is kept for the next).
-// Each cell has a sandbox of its own, so no cell starts at a pace kept from the one before.
+//      after another in one process, issue 41's goal from the second on).
+// Each cell has a sandbox of its own (a port, a base URL): nothing one cell left in the process
+// is taken up by the next as its own.
 import { test } from 'vitest';
 
 import { beginRun, conditionsTable, fmt, machine, print, say } from './report.mts';
@@ -67,8 +68,6 @@ const startOne = () =>
 		latencyMs: LATENCY,
 		acceptDuplicateReferences: true,
 	});
-// One per cell: a pace is kept between executions per base URL (its port), so no cell starts at
-// the one before it.
 let sandbox = await startOne();
 
 let run = 0;

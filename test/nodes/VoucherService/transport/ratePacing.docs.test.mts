@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { PACE_LIFETIME_MS } from '../../../../nodes/VoucherService/transport/paceMemory';
 import { STATES, TRANSITIONS } from '../../../../nodes/VoucherService/transport/ratePacing';
 import { readRepoFile } from '../../../../scripts/repoFiles.mts';
 
@@ -31,10 +30,6 @@ describe('the docs describe the pacing as the table does', () => {
 
 	it.each(Object.entries(STATES))('describes *%s* as "%s"', (name, words) => {
 		expect(text).toContain(`*${name}* ${words}`);
-	});
-
-	it('says how long a pace is kept for the next execution', () => {
-		expect(text).toContain(`Kept ${PACE_LIFETIME_MS / 60_000} minutes per base URL and key`);
 	});
 
 	it('names no state the table does not reach', () => {
