@@ -24,8 +24,6 @@
 //      BENCH_RANDOM_ROWS (default 1000; 0 skips the random refusals),
 //      BENCH_EXECUTIONS (default 3: a fixed window without headers runs so many executions one
 //      after another in one process, issue 41's goal from the second on).
-// Each cell has a sandbox of its own (a port, a base URL): nothing one cell left in the process
-// is taken up by the next as its own.
 import { test } from 'vitest';
 
 import { beginRun, conditionsTable, fmt, machine, print, say } from './report.mts';
@@ -61,14 +59,12 @@ function limitOf(kind: (typeof KINDS)[number], signal: Signal, rate: number): Ra
 	return { kind, requests: rate * seconds, seconds, signal: signal === 'headers' ? told : signal };
 }
 
-const startOne = () =>
-	startSandbox({
-		processingDelayMs: 0,
-		timeFactor: 0.0005,
-		latencyMs: LATENCY,
-		acceptDuplicateReferences: true,
-	});
-let sandbox = await startOne();
+const sandbox = await startSandbox({
+	processingDelayMs: 0,
+	timeFactor: 0.0005,
+	latencyMs: LATENCY,
+	acceptDuplicateReferences: true,
+});
 
 let run = 0;
 async function once(
@@ -117,8 +113,6 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 		lookUp = false,
 		executions = 1,
 	) => {
-		await sandbox.close();
-		sandbox = await startOne();
 		for (let execution = 1; execution <= executions; execution++) {
 			const which = executions > 1 ? ` (execution ${execution})` : '';
 			say(`${name}, ${signal}${which}: ${rows} rows`);

@@ -259,8 +259,8 @@ export async function planPagedCampaign(
  * A block's new orders, one at a time. When another run took a number first (its create is
  * refused, or answered with that run's order or one that lacks our rows), that order is read
  * and matched, and the rows it does not hold go on under the next number. The first other
- * failure stops the block, so the next run finds every order. The job never rejects: rows settled before a
- * failure keep their outcomes.
+ * failure stops the block, so the next run finds every order. The job never rejects: rows
+ * settled before a failure keep their outcomes.
  */
 export function blockJob(
 	client: VoucherApiClient,
