@@ -53,6 +53,9 @@ const SPORADIC_TO_FORGET = 3;
 const RATE_SPAN_PERIODS = 2;
 const ADMISSIONS_KEPT = 256;
 
+/** A period learnt this many times the last keeps the last one's rate, not its budget. */
+const RATE_KEPT_FROM = 1.5;
+
 export const initialState = (): PacingState => ({
 	sent: 0,
 	unanswered: [],
@@ -333,7 +336,8 @@ function endCycle(
 	nextSequence = s.sent + 1,
 	lastAdmission = s.lastAdmittedSentAt,
 ): void {
-	const budget = s.admittedInCycle || s.cycle?.budget || 1;
+	const old = s.cycle;
+	let budget = s.admittedInCycle || old?.budget || 1;
 	const start = s.cycleStart;
 	// One request a cycle: one came back in the time from the last admission to this one.
 	const oneBack = budget === 1 && lastAdmission !== undefined ? next - lastAdmission : undefined;
@@ -341,7 +345,12 @@ function endCycle(
 	// window's budget before the window ends, to be refused whole.
 	const periodMs = start?.resumed
 		? Math.min(MAX_WAIT_MS, Math.max(1, next - (start.since ?? start.at)))
-		: (s.cycle?.periodMs ?? oneBack);
+		: (old?.periodMs ?? oneBack);
+	// No admission told the budget, and the one kept was a shorter period's: it goes on at that
+	// rate (a probe's guess of a bucket kept to a window's period held a run to 2 every 2 s
+	// behind 60 every 3 s); too many, and a refusal cuts it to what is admitted.
+	if (!s.admittedInCycle && old?.periodMs && periodMs && periodMs > RATE_KEPT_FROM * old.periodMs)
+		budget = Math.max(budget, Math.floor((old.budget * periodMs) / old.periodMs));
 	s.cycle = { budget, periodMs };
 	startCycle(s, next, true);
 	s.cycleFirstSequence = nextSequence;

@@ -187,3 +187,37 @@ describe('the pacing against a token bucket, its answers late', () => {
 		);
 	}, 300_000);
 });
+
+describe('the pacing against a fixed window without headers, from any start', () => {
+	/*
+	 * A run that starts late in a window of 60 every 3 s is refused at once; its first probe,
+	 * admitted at the guessed wait, teaches a bucket's pace (2 every 40 ms). The next resumption
+	 * then finds the window's period, and the run kept the budget of 2 for it: 2 every 2 s, 12 to
+	 * 17 × the floor, in 4 of 61 runs searched (the examples).
+	 */
+	const limit = { kind: 'fixedWindow', requests: 60, seconds: 3, signal: 'none' } as const;
+
+	it('places 240 rows within 3 × the floor, answers up to 50 ms late', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.integer({ min: 0, max: 2_999 }),
+				fc.integer({ min: 0, max: 50 }),
+				async (startMs, lateByMs) => {
+					const run = await simulate({ limit }, 240, { startMs, lateByMs, seed: startMs + 1 });
+					expect(run.wallMs / run.floorMs).toBeLessThanOrEqual(3);
+				},
+			),
+			{
+				seed: 7,
+				numRuns: 100,
+				endOnFailure: true,
+				examples: [
+					[777, 20],
+					[767, 20],
+					[867, 1],
+					[711, 35],
+				],
+			},
+		);
+	}, 300_000);
+});
