@@ -74,6 +74,21 @@ export interface ExecutionResult {
 	runaway: boolean;
 }
 
+/*
+ * Executions at once in one n8n process share their pace (sharedPaces.ts), and so do the
+ * simulator's, as one process. A killed execution stands for a process that dies: its pace dies
+ * with it, where here its requests would stay unanswered in the one the others pace by, holding
+ * them for a minute at each turn. So it paces alone, on a spelling of the base URL of its own
+ * ("/." segments, which the URL drops) that keys a pace of its own.
+ */
+let alone = 0;
+/** Spellings come round again after this many, each then long idle (see sharedPaces.IDLE_MS). */
+const SPELLINGS = 1_000;
+const aloneOn = (credential: ICredentialDataDecryptedObject) => {
+	alone = (alone % SPELLINGS) + 1;
+	return { ...credential, baseUrl: `${String(credential.baseUrl)}${'/.'.repeat(alone)}` };
+};
+
 /** Requests after which any execution is cut off: far above what a generated campaign needs. */
 const MAX_REQUESTS = 100_000;
 
@@ -230,7 +245,7 @@ export async function runExecution(spec: ExecutionSpec): Promise<ExecutionResult
 		getInputData: () => items,
 		getNode: () => node,
 		continueOnFail: () => spec.continueOnFail,
-		getCredentials: async () => spec.credential,
+		getCredentials: async () => (spec.kill ? aloneOn(spec.credential) : spec.credential),
 		addExecutionHints: (...hints: NodeExecutionHint[]) => result.hints.push(...hints),
 		getNodeParameter(name: string, itemIndex: number, fallback?: unknown) {
 			const raw = parameterAt(node.parameters, name);

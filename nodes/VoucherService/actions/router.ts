@@ -155,6 +155,22 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 		continueOnFail: this.continueOnFail(),
 	};
 	const client = new VoucherApiClient(this, run.concurrency);
+	const leavePacing = client.sharePacing();
+	try {
+		return await runPlan.call(this, operation, client, run);
+	} finally {
+		leavePacing();
+	}
+}
+
+async function runPlan(
+	this: IExecuteFunctions,
+	operation: VoucherOperation,
+	client: VoucherApiClient,
+	run: RunSettings,
+): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const { node } = executionParameters(this);
 	const plan = operation.plan
 		? await operation.plan.call(this, client, run)
 		: itemByItem(this, client, operation);

@@ -112,7 +112,7 @@ export class AdaptiveConcurrency {
 	/** Moving average of recent clean answers' latency, weighted so a round of answers dominates it. */
 	private recentLatencyMs?: number;
 
-	private readonly rate: RoutePaces;
+	private rate: RoutePaces;
 
 	constructor(
 		readonly maxLimit: number,
@@ -120,6 +120,11 @@ export class AdaptiveConcurrency {
 	) {
 		this.limit = Math.min(START_LIMIT, maxLimit);
 		this.rate = new RoutePaces(now);
+	}
+
+	/** Before the first request: paces shared with other executions (see sharedPaces.ts). */
+	sharePaces(paces: RoutePaces): void {
+		this.rate = paces;
 	}
 
 	/** The current limit on requests in flight. */

@@ -11,6 +11,7 @@ import { AdaptiveConcurrency } from './adaptiveConcurrency';
 import { answerIdentity } from './answerIdentity';
 import { asNodeError, VoucherApiError } from './errors';
 import { readRateHints } from './rateHints';
+import { joinPaces, paceKey } from './sharedPaces';
 import {
 	backoffDelay,
 	isNotNow,
@@ -108,6 +109,9 @@ export class VoucherApiClient {
 	/** Every form of the credential's keys (see credentialForms), to strip from any text of the service's that an error repeats. */
 	private keys: string[] = [];
 
+	/** Whether this execution's pacing is shared (see sharePacing), and how to leave it. */
+	private sharing?: { leave?: () => void };
+
 	/** Told of every attempt; only Service → Check listens, on a client of its own. */
 	observe?: (answer: ObservedAnswer) => void;
 
@@ -121,11 +125,29 @@ export class VoucherApiClient {
 		this.node = context.getNode();
 	}
 
+	/**
+	 * Paces this execution's requests with those of the executions at once on the same account
+	 * (see sharedPaces.ts), from its first request; call what it returns when the execution ends.
+	 */
+	sharePacing(): () => void {
+		const sharing: { leave?: () => void } = {};
+		this.sharing = sharing;
+		return () => sharing.leave?.();
+	}
+
 	/** Read once, on first use: operations that never call the API need no API credential. */
 	private async credentialSettings() {
 		this.settings ??= this.context.getCredentials(API_CREDENTIAL).then((data) => {
 			const reference = this.node.credentials?.[API_CREDENTIAL];
 			this.keys = credentialForms(String(data.publicKey ?? ''), String(data.secretKey ?? ''));
+			const baseUrl = String(data.baseUrl ?? '')
+				.trim()
+				.replace(/\/+$/, '');
+			if (this.sharing) {
+				const joined = joinPaces(paceKey(baseUrl, String(data.publicKey ?? '')), Date.now);
+				this.pacing.sharePaces(joined.paces);
+				this.sharing.leave = joined.leave;
+			}
 			return {
 				// Handed to every request so n8n does not read and decrypt the credential again.
 				credentials: {
@@ -134,9 +156,7 @@ export class VoucherApiClient {
 					type: API_CREDENTIAL,
 					data,
 				},
-				baseUrl: String(data.baseUrl ?? '')
-					.trim()
-					.replace(/\/+$/, ''),
+				baseUrl,
 			};
 		});
 		return await this.settings;

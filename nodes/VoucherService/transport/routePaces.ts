@@ -48,8 +48,16 @@ export class RoutePaces {
 
 	private probes = 0;
 
+	private activeAt: number;
+
 	constructor(private readonly now: () => number) {
 		this.shared = new RatePacing(now);
+		this.activeAt = now();
+	}
+
+	/** When a request was last sent or answered through these paces. */
+	lastActiveAt(): number {
+		return this.activeAt;
 	}
 
 	/** Whether any pace has been told how many requests its window still admits. */
@@ -68,6 +76,7 @@ export class RoutePaces {
 	/** Records a send of `route`, now: a probe if the shared pace holds it back. */
 	onSend(route: string): RateTicket {
 		const sentAt = this.now();
+		this.activeAt = sentAt;
 		const pace = this.own.get(route) ?? this.shared;
 		if (pace === this.shared && this.shared.nextSendAt() > sentAt && this.mayProbe(route)) {
 			const probe = { route, sequence: ++this.probes, sentAt };
@@ -82,6 +91,7 @@ export class RoutePaces {
 
 	onAnswer(ticket: RateTicket, outcome: Outcome, hints?: RateHints): void {
 		const { pace, route } = ticket;
+		this.activeAt = this.now();
 		pace?.onAnswer(ticket.sequence, ticket.sentAt, outcome, hints);
 		if (this.partner === ticket) this.partner = undefined;
 		if (pace === this.shared || !pace) {

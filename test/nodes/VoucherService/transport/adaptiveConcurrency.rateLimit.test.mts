@@ -101,4 +101,20 @@ describe('adaptive concurrency against a rate-limited service', () => {
 		expect(requests.filter((entry) => entry.status === 429)).toEqual([]);
 		expect(requests.length).toBeGreaterThan(60); // the wallet, 32 look-ups, 30 creates
 	});
+
+	it('paces two executions at once on one account as one: a window that tells what it has left is spent once, none refused', async () => {
+		sandbox.configure({
+			rateLimit: { kind: 'fixedWindow', requests: 20, seconds: 1, signal: 'xRateLimit' },
+		});
+		const runs = await Promise.all(
+			['a', 'b'].map((run) =>
+				runVoucher(sandbox, createEach, { items: rowsOf(40, uniqueReference(run)) }),
+			),
+		);
+
+		for (const run of runs) expect(run.json.filter((json) => json.error)).toEqual([]);
+		expect(debits()).toHaveLength(80);
+		// Each pacing apart spent what the window told it had left, and so did the other.
+		expect(apiRequests(sandbox).filter((entry) => entry.status === 429)).toEqual([]);
+	});
 });

@@ -1,18 +1,21 @@
 /**
  * A run of the node's pacing (AdaptiveConcurrency and its RatePacing, as they are) against the
- * sandbox's rate limiters and faults, on vitest's fake clock: `rows` creates, Maximum
- * Concurrency at its default, each answered `latencyMs` after it is sent (the limiter counts
- * it halfway), and up to `lateByMs` later at random, out of order, as a loaded host reads them.
- * A refusal is sent again at the pacing's time; a 500 is followed by a look-up, then, after the
- * create's backoff, by the create again, as placeOrder does. `lookUp`: each create follows a
- * read of its reference (If Reference Exists → Fail), sent until admitted; limits per route
- * count reads (GET) and creates (POST) apart, as the sandbox does, and each request names its
- * method to the pacing, as the client does.
+ * sandbox's rate limiters and faults, on vitest's fake clock: `rows` creates for each of
+ * `executions` at once on one account (their paces shared, as the client shares them), each at
+ * Maximum Concurrency `concurrency` (its default unless given), each create answered
+ * `latencyMs` after it is sent (the limiter counts it halfway), and up to `lateByMs` later at
+ * random, out of order, as a loaded host reads them. A refusal is sent again at the pacing's
+ * time; a 500 is followed by a look-up, then, after the create's backoff, by the create again,
+ * as placeOrder does. `lookUp`: each create follows a read of its reference (If Reference
+ * Exists → Fail), sent until admitted; limits per route count reads (GET) and creates (POST)
+ * apart, as the sandbox does, and each request names its method to the pacing, as the client
+ * does.
  */
 import { vi } from 'vitest';
 
 import { AdaptiveConcurrency } from '../../../../nodes/VoucherService/transport/adaptiveConcurrency';
 import { readRateHints } from '../../../../nodes/VoucherService/transport/rateHints';
+import { joinPaces } from '../../../../nodes/VoucherService/transport/sharedPaces';
 import { backoffDelay, CREATE_RETRY } from '../../../../nodes/VoucherService/transport/retry';
 import {
 	DEFAULT_CONCURRENCY,
@@ -44,13 +47,27 @@ type Answer = {
 export async function simulate(
 	service: Service,
 	rows: number,
-	{ latencyMs = 25, seed = 1, startMs = 0, lateByMs = 0, lookUp = false } = {},
+	{
+		latencyMs = 25,
+		seed = 1,
+		startMs = 0,
+		lateByMs = 0,
+		lookUp = false,
+		executions = 1,
+		concurrency = DEFAULT_CONCURRENCY,
+	} = {},
 ): Promise<SimulatedRun> {
 	// Where the run starts on the clock: a fixed window's grid is on it.
 	const START = EPOCH + startMs;
 	vi.useFakeTimers({ now: START, loopLimit: 10_000_000 });
+	// One account: executions at once share its paces, as the client has them (sharedPaces.ts).
+	const joined = Array.from({ length: executions }, () => joinPaces('one account', Date.now));
 	try {
-		const pacing = new AdaptiveConcurrency(DEFAULT_CONCURRENCY);
+		const pacings = joined.map(({ paces }) => {
+			const pacing = new AdaptiveConcurrency(concurrency);
+			pacing.sharePaces(paces);
+			return pacing;
+		});
 		const limiterFor = 'limit' in service ? createRateLimiters(service.limit) : undefined;
 		const fault = createFaultRoller('faults' in service ? service.faults : {});
 		let refused = 0;
@@ -62,7 +79,10 @@ export async function simulate(
 		// Its own draws, so the backoffs' stay as they were.
 		let lateDraws = seed;
 		const late = () => (lateDraws = (lateDraws * 48_271) % 2_147_483_647) / 2_147_483_647;
-		const send = async (method = 'POST'): Promise<Answer['outcome']> => {
+		const send = async (
+			pacing: AdaptiveConcurrency,
+			method = 'POST',
+		): Promise<Answer['outcome']> => {
 			const slot = await pacing.acquire(false, method);
 			requests++;
 			firstAt ??= Date.now() + latencyMs / 2;
@@ -95,17 +115,19 @@ export async function simulate(
 		};
 		let draws = seed;
 		const random = () => (draws = (draws * 16_807) % 2_147_483_647) / 2_147_483_647;
-		const run = mapWithConcurrency(rows, DEFAULT_CONCURRENCY, async () => {
-			if (lookUp) while ((await send('GET')) !== 'admitted');
-			for (let failures = 0; ; ) {
-				const outcome = await send();
-				if (outcome === 'admitted') return;
-				if (outcome === 'failed' || outcome === 'dropped') {
-					await send('GET'); // the look-up, which finds nothing
-					await after(backoffDelay(CREATE_RETRY, ++failures, random));
+		const runOne = (pacing: AdaptiveConcurrency) =>
+			mapWithConcurrency(rows, concurrency, async () => {
+				if (lookUp) while ((await send(pacing, 'GET')) !== 'admitted');
+				for (let failures = 0; ; ) {
+					const outcome = await send(pacing);
+					if (outcome === 'admitted') return;
+					if (outcome === 'failed' || outcome === 'dropped') {
+						await send(pacing, 'GET'); // the look-up, which finds nothing
+						await after(backoffDelay(CREATE_RETRY, ++failures, random));
+					}
 				}
-			}
-		});
+			});
+		const run = Promise.all(pacings.map(runOne));
 		let finished = false;
 		void run.finally(() => (finished = true));
 		while (!finished) {
@@ -119,6 +141,7 @@ export async function simulate(
 			requests,
 		};
 	} finally {
+		for (const { leave } of joined) leave();
 		vi.useRealTimers();
 	}
 }
