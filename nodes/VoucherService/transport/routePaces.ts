@@ -12,20 +12,21 @@ export interface RateTicket {
 }
 
 /**
- * Which RatePacing paces each route (HTTP method) of one execution. A pace per route from the
- * start learnt a limit shared by reads and creates twice over (2 to 7 times the floor); one for
- * both kept creates to about half their own limit behind a looser one on reads (issue 41). So one
- * pace serves every route until the answers show two limits.
+ * Which RatePacing paces each route (HTTP method) of the executions at once on one account
+ * (sharedPaces.ts). A pace per route from the start learnt a limit shared by reads and creates
+ * twice over (2 to 7 times the floor); one for both kept creates to about half their own limit
+ * behind a looser one on reads (issue 41). So one pace serves every route until the answers show
+ * two limits.
  *
  * While that pace holds requests back, a request of a route whose last answer was not a
  * refusal may go at once as a probe, beside one the pace sends (the same millisecond), of
  * another route. Sent together, the other refused and the probe admitted cannot be one limit:
  * the probe's route gets a pace of its own, fresh, and the others keep the learnt one. Both
- * refused is one limit: no route probes again in the execution. A probe refused beside one
- * admitted may be either (the other took the last request of one limit, or the probe's own limit
- * is spent): its route probes no more. Both admitted tells nothing. Under one limit this costs
- * at most a refused probe per route. A probe is a request that would be sent anyway, only sent
- * earlier, which no pace counts: nothing is sent again.
+ * refused is one limit: no route probes again while these paces last. A probe refused beside
+ * one admitted may be either (the other took the last request of one limit, or the probe's own
+ * limit is spent): its route probes no more. Both admitted tells nothing. Under one limit this
+ * costs at most a refused probe per route. A probe is a request that would be sent anyway, only
+ * sent earlier, which no pace counts: nothing is sent again.
  */
 export class RoutePaces {
 	private readonly shared: RatePacing;
