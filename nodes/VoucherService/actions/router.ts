@@ -157,7 +157,7 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	const client = new VoucherApiClient(this, run.concurrency);
 	const leavePacing = client.sharePacing();
 	try {
-		return await runPlan.call(this, operation, client, run);
+		return await runPlan.call(this, operation, client, run, { items, node });
 	} finally {
 		leavePacing();
 	}
@@ -168,9 +168,8 @@ async function runPlan(
 	operation: VoucherOperation,
 	client: VoucherApiClient,
 	run: RunSettings,
+	{ items, node }: { items: INodeExecutionData[]; node: INode },
 ): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const { node } = executionParameters(this);
 	const plan = operation.plan
 		? await operation.plan.call(this, client, run)
 		: itemByItem(this, client, operation);

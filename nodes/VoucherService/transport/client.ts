@@ -109,8 +109,11 @@ export class VoucherApiClient {
 	/** Every form of the credential's keys (see credentialForms), to strip from any text of the service's that an error repeats. */
 	private keys: string[] = [];
 
-	/** Whether this execution's pacing is shared (see sharePacing), and how to leave it. */
-	private sharing?: { leave?: () => void };
+	/** Whether this execution's pacing is shared (see sharePacing). */
+	private sharing = false;
+
+	/** Leaves the shared paces, once joined. */
+	private leavePaces?: () => void;
 
 	/** Told of every attempt; only Service → Check listens, on a client of its own. */
 	observe?: (answer: ObservedAnswer) => void;
@@ -130,9 +133,8 @@ export class VoucherApiClient {
 	 * (see sharedPaces.ts), from its first request; call what it returns when the execution ends.
 	 */
 	sharePacing(): () => void {
-		const sharing: { leave?: () => void } = {};
-		this.sharing = sharing;
-		return () => sharing.leave?.();
+		this.sharing = true;
+		return () => this.leavePaces?.();
 	}
 
 	/** Read once, on first use: operations that never call the API need no API credential. */
@@ -146,7 +148,7 @@ export class VoucherApiClient {
 			if (this.sharing) {
 				const joined = joinPaces(paceKey(baseUrl, String(data.publicKey ?? '')), Date.now);
 				this.pacing.sharePaces(joined.paces);
-				this.sharing.leave = joined.leave;
+				this.leavePaces = joined.leave;
 			}
 			return {
 				// Handed to every request so n8n does not read and decrypt the credential again.
