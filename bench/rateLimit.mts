@@ -23,10 +23,7 @@
 //      BENCH_ROUTES (reads+creates rate/burst, default 20/10+5/5; empty skips them),
 //      BENCH_RANDOM_ROWS (default 1000; 0 skips the random refusals),
 //      BENCH_EXECUTIONS (default 3: a fixed window without headers runs so many executions one
-//      after another in one process, issue 41's goal from the second on; the pace the first
-//      learns is kept for the next).
-// Each cell has a sandbox of its own: a pace is kept per base URL (its port), so no cell starts
-// at a pace kept from the one before.
+//      after another in one process, issue 41's goal from the second on).
 import { test } from 'vitest';
 
 import { beginRun, conditionsTable, fmt, machine, print, say } from './report.mts';
@@ -62,14 +59,12 @@ function limitOf(kind: (typeof KINDS)[number], signal: Signal, rate: number): Ra
 	return { kind, requests: rate * seconds, seconds, signal: signal === 'headers' ? told : signal };
 }
 
-const startOne = () =>
-	startSandbox({
-		processingDelayMs: 0,
-		timeFactor: 0.0005,
-		latencyMs: LATENCY,
-		acceptDuplicateReferences: true,
-	});
-let sandbox = await startOne();
+const sandbox = await startSandbox({
+	processingDelayMs: 0,
+	timeFactor: 0.0005,
+	latencyMs: LATENCY,
+	acceptDuplicateReferences: true,
+});
 
 let run = 0;
 async function once(
@@ -118,8 +113,6 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 		lookUp = false,
 		executions = 1,
 	) => {
-		await sandbox.close();
-		sandbox = await startOne();
 		for (let execution = 1; execution <= executions; execution++) {
 			const which = executions > 1 ? ` (execution ${execution})` : '';
 			say(`${name}, ${signal}${which}: ${rows} rows`);
@@ -182,8 +175,6 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 		`### Rate limits, Order → Create per row (${LATENCY} ms answers; goals: 0 failed, wall ≤ ${GOALS.wallOverFloor} × floor, refused ≤ ${GOALS.refusedShare * 100} % of requests from the first, 0 doubles) — ${machine()}\n\n${lines.join('\n')}`,
 	);
 	if (RANDOM_ROWS > 0) {
-		await sandbox.close();
-		sandbox = await startOne();
 		// One seed for both: the same requests draw the refusal and the 500.
 		say(`random refusals: ${RANDOM_ROWS} rows, 429 then 500`);
 		const refusals = await once(null, RANDOM_ROWS, {
