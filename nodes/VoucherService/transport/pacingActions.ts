@@ -1,4 +1,4 @@
-import { MAX_PROBE_MS, MAX_WAIT_MS, phaseOf, sentAfter, told } from './pacingState';
+import { MAX_PROBE_MS, MAX_WAIT_MS, sentAfter } from './pacingState';
 import type { Answered, EventOf, Pace, PacingEvent, PacingState, Unconfirmed } from './pacingState';
 
 /*
@@ -56,15 +56,6 @@ const ADMISSIONS_KEPT = 256;
 /** A period learnt this many times the last keeps the last one's rate, not its budget. */
 const RATE_KEPT_FROM = 1.5;
 
-/*
- * A pace learnt from admissions alone (no Retry-After, no Remaining) is kept for the next
- * executions (sharedPaces.ts) if its period is at most this, and its budget more than one: a
- * longer period, or one request per probe wait, came from a slow cycle or a guess more likely
- * than from a limit, and would slow every later execution; a limit lifted costs up to two
- * periods to find.
- */
-export const MAX_KEPT_PERIOD_MS = 10_000;
-
 export const initialState = (): PacingState => ({
 	sent: 0,
 	unanswered: [],
@@ -93,38 +84,6 @@ export function always() {
 
 export function ofAnotherCycle(s: PacingState, e: Answered) {
 	return !ofThisCycle(s, e);
-}
-
-/** A pace worth keeping for the next executions (MAX_KEPT_PERIOD_MS). */
-export function keepable(s: PacingState) {
-	const periodMs = s.cycle?.periodMs;
-	return (
-		phaseOf(s) === 'paced' &&
-		periodMs !== undefined &&
-		periodMs <= MAX_KEPT_PERIOD_MS &&
-		s.cycle!.budget > 1 &&
-		!told(s) &&
-		!s.retryAfterSeen &&
-		!s.refills
-	);
-}
-
-/** A kept pace whose next cycle tries one request more. */
-export function keptToTry(s: PacingState) {
-	return s.kept === 'pending' || s.kept === 'raised';
-}
-
-/** The last of a kept pace's cycle with one request more is admitted. */
-export function trialAdmitted(s: PacingState, e: Answered) {
-	const { budget } = s.cycle!;
-	const full = s.sentInCycle >= budget && s.admittedInCycle + 1 >= budget;
-	const onTrial = s.kept === 'trial' || s.kept === 'retrial';
-	return onTrial && ofThisCycle(s, e) && !s.refusedInCycle && full;
-}
-
-/** The same, for the second time: no limit is there. */
-export function retrialAdmitted(s: PacingState, e: Answered) {
-	return s.kept === 'retrial' && trialAdmitted(s, e);
 }
 
 export function grown(s: PacingState) {
@@ -243,34 +202,6 @@ export const ACTIONS = {
 		grow(s, s.cycle!);
 		startCycle(s, e.at, true);
 	},
-	'try one more': (s, e: EventOf<'periodEnds'>) => {
-		s.beforeGrowth = { ...s.cycle! };
-		s.cycle!.budget++;
-		s.kept = s.kept === 'raised' ? 'retrial' : 'trial';
-		s.cleanCycles = 0;
-		startCycle(s, e.at, true);
-	},
-	'raise the kept pace': (s, e: EventOf<'admitted'>) => {
-		admitted(s, e);
-		s.beforeGrowth = undefined;
-		s.kept = 'raised';
-	},
-	'forget the kept pace': (s, e: EventOf<'admitted'>) => {
-		// The cycle goes on, free: what it admits until a refusal is learnt from as ever.
-		admitted(s, e);
-		forgetPace(s);
-	},
-	'keep the pace': (s) => {
-		// The pace proven, not one on trial; nothing is out once the executions ended.
-		s.cycle = { ...(s.beforeGrowth ?? s.cycle!) };
-		s.beforeGrowth = undefined;
-		s.kept = 'pending';
-		s.unanswered = [];
-	},
-	'forget the pace': (s) => {
-		for (const key of Object.keys(s)) delete (s as Record<string, unknown>)[key];
-		Object.assign(s, initialState());
-	},
 	'start the next cycle': (s, e: EventOf<'periodEnds'>) => {
 		s.cleanCycles = cleanCyclesAfter(s);
 		startCycle(s, e.at, true);
@@ -365,8 +296,6 @@ export const ACTIONS = {
 /** Every refusal learnt from. */
 function learnt(s: Draft, { sentAt }: Answered): void {
 	s.sporadicAtPace = 0;
-	// A limit is there: the kept pace is this execution's own from now on.
-	s.kept = undefined;
 	s.lastRefusedSentAt = Math.max(s.lastRefusedSentAt ?? sentAt, sentAt);
 }
 
@@ -387,14 +316,9 @@ function admitted(s: Draft, { sequence, sentAt }: Answered): void {
  */
 function sporadic(s: Draft, now: number, lone: boolean): void {
 	if (!s.cycle || (!lone && ++s.sporadicAtPace < SPORADIC_TO_FORGET)) return;
-	forgetPace(s);
-	startCycle(s, now, false);
-}
-
-function forgetPace(s: Draft): void {
 	s.cycle = undefined;
 	s.beforeGrowth = undefined;
-	s.kept = undefined;
+	startCycle(s, now, false);
 }
 
 function pause(s: Draft, until: number): void {
@@ -415,12 +339,8 @@ function endCycle(
 	const old = s.cycle;
 	let budget = s.admittedInCycle || old?.budget || 1;
 	const start = s.cycleStart;
-	// One request a cycle: one came back in the time from the last admission to this one. Not
-	// where the cycle admitted none (it began in a window spent by another client, say): its
-	// budget is not known, and one every such wait held a run to 1 every 1.6 s behind 300 every
-	// 3 s; the ramp finds it.
-	const oneBack =
-		s.admittedInCycle === 1 && lastAdmission !== undefined ? next - lastAdmission : undefined;
+	// One request a cycle: one came back in the time from the last admission to this one.
+	const oneBack = budget === 1 && lastAdmission !== undefined ? next - lastAdmission : undefined;
 	// From the earliest the last resumption may have been: a period too short sends a
 	// window's budget before the window ends, to be refused whole.
 	const periodMs = start?.resumed
@@ -486,7 +406,6 @@ function resume(s: Draft, sequence: number, sentAt: number): void {
 		// rate is taken as the burst per second, as the guess was.
 		const budget = Math.max(1, Math.floor((resumedAfterMs * burst) / BURST_GUESS_MS));
 		s.cycle = { budget, periodMs: resumedAfterMs };
-		s.refills = true;
 	} else {
 		s.mode = 'ramping';
 	}

@@ -8,8 +8,6 @@ import {
 	growsNow,
 	inWindow,
 	initialState,
-	keepable,
-	keptToTry,
 	later,
 	newest,
 	ofAnotherCycle,
@@ -17,9 +15,7 @@ import {
 	probeAlone,
 	PROBE_GROWTH,
 	retryAfter,
-	retrialAdmitted,
 	toTell,
-	trialAdmitted,
 } from './pacingActions';
 import type { ActionFn, Draft } from './pacingActions';
 import { nextSendAt, periodEnd, phaseOf, told } from './pacingState';
@@ -50,10 +46,6 @@ export const STATES = {
 export const TRANSITIONS = [
 	// [from, event, condition, to, action]
 	['any', 'windowEnds', always, 'same', 'open the window'],
-	// A pace kept from executions that ended (sharedPaces.ts) looks for a limit lifted since.
-	['paced', 'rest', keepable, 'paced', 'keep the pace'],
-	['any', 'rest', always, 'free', 'forget the pace'],
-	['paced', 'periodEnds', keptToTry, 'paced', 'try one more'],
 	['any', 'periodEnds', growsNow, 'paced|telling', 'grow the pace'],
 	['any', 'periodEnds', always, 'paced|telling', 'start the next cycle'],
 	['any', 'send', always, 'same', 'count the send'],
@@ -69,8 +61,6 @@ export const TRANSITIONS = [
 	['telling', 'unanswered', always, 'telling', 'none'],
 	// Answers, and refusals learnt from.
 	['probing', 'admitted', ofThisCycle, 'ramping|paced', 'resume'],
-	['paced', 'admitted', retrialAdmitted, 'free', 'forget the kept pace'],
-	['paced', 'admitted', trialAdmitted, 'paced', 'raise the kept pace'],
 	['any', 'admitted', always, 'same', 'count the admission'],
 	['any', 'unanswered', always, 'same', 'none'],
 	['free|ramping|paced', 'refused', toTell, 'telling', 'tell it apart'],
@@ -149,12 +139,6 @@ export class RatePacing {
 
 	told(): boolean {
 		return told(this.state);
-	}
-
-	/** The executions on this pace ended: whether it is kept for the next (see the table). */
-	rest(): boolean {
-		this.state = step(this.state, { kind: 'rest', at: this.now() }).state;
-		return this.state.kept !== undefined;
 	}
 
 	/** The earliest time the next request may be sent. */
