@@ -339,8 +339,12 @@ function endCycle(
 	const old = s.cycle;
 	let budget = s.admittedInCycle || old?.budget || 1;
 	const start = s.cycleStart;
-	// One request a cycle: one came back in the time from the last admission to this one.
-	const oneBack = budget === 1 && lastAdmission !== undefined ? next - lastAdmission : undefined;
+	// One request a cycle: one came back in the time from the last admission to this one. Not
+	// where the cycle admitted none (it began in a window spent by another client, say): its
+	// budget is not known, and one every such wait held a run to 1 every 1.6 s behind 300 every
+	// 3 s; the ramp finds it.
+	const oneBack =
+		s.admittedInCycle === 1 && lastAdmission !== undefined ? next - lastAdmission : undefined;
 	// From the earliest the last resumption may have been: a period too short sends a
 	// window's budget before the window ends, to be refused whole.
 	const periodMs = start?.resumed

@@ -201,6 +201,18 @@ describe('the pacing’s transitions', () => {
 		}
 	});
 
+	it('takes no pace of one a probe wait from a cycle that admitted nothing: the ramp finds it', () => {
+		// Refused at once (a window another client spent), then probes: one refused, one admitted.
+		const events = [
+			...[send(), answer('refused', 1)],
+			...[send(NOW + 1_025), answer('refused', 2, {}, NOW + 1_025)],
+			...[send(NOW + 1_625), answer('admitted', 3, {}, NOW + 1_625)],
+		];
+		const s = events.reduce((state, e) => step(state, e).state, initialState());
+		// One a cycle of 1.6 s held a run behind 300 every 3 s at 1 every 1.6 s.
+		expect([phaseOf(s), s.cycle]).toEqual(['ramping', { budget: 1, periodMs: undefined }]);
+	});
+
 	it('leaves the state it is given as it was', () => {
 		const before = setups['telling, 2 sent after out'].reduce(
 			(s, e) => step(s, e).state,
