@@ -23,7 +23,9 @@
 //      BENCH_ROUTES (reads+creates rate/burst, default 20/10+5/5; empty skips them),
 //      BENCH_RANDOM_ROWS (default 1000; 0 skips the random refusals),
 //      BENCH_EXECUTIONS (default 3: a fixed window without headers runs so many executions one
-//      after another in one process, issue 41's goal from the second on).
+//      after another in one process, issue 41's goal from the second on),
+//      BENCH_KINDS (default tokenBucket,fixedWindow) and BENCH_SIGNALS (default
+//      retryAfter,headers,none): the cells of the rates run.
 import { test } from 'vitest';
 
 import { beginRun, conditionsTable, fmt, machine, print, say } from './report.mts';
@@ -47,11 +49,19 @@ const ROUTES = (process.env.BENCH_ROUTES ?? '20/10+5/5')
 const RANDOM_ROWS = Number(process.env.BENCH_RANDOM_ROWS ?? 1000);
 const EXECUTIONS = Number(process.env.BENCH_EXECUTIONS ?? 3);
 
+function namesOf<T extends string>(value: string | undefined, all: readonly T[]): T[] {
+	const names = value === undefined ? all : value.split(',').filter(Boolean);
+	const unknown = names.filter((name) => !all.includes(name as T));
+	if (unknown.length > 0)
+		throw new Error(`unknown ${unknown.join(', ')}: one of ${all.join(', ')}`);
+	return names as T[];
+}
+
 const GOALS = { wallOverFloor: 1.25, refusedShare: 0.1, randomOverErrors: 1.5 };
 
 type Signal = 'retryAfter' | 'headers' | 'none';
-const SIGNALS: Signal[] = ['retryAfter', 'headers', 'none'];
-const KINDS = ['tokenBucket', 'fixedWindow'] as const;
+const SIGNALS = namesOf<Signal>(process.env.BENCH_SIGNALS, ['retryAfter', 'headers', 'none']);
+const KINDS = namesOf(process.env.BENCH_KINDS, ['tokenBucket', 'fixedWindow'] as const);
 
 function limitOf(kind: (typeof KINDS)[number], signal: Signal, rate: number): RateLimitOptions {
 	const seconds = kind === 'fixedWindow' ? WINDOW_SECONDS : 1;

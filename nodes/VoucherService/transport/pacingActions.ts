@@ -252,7 +252,7 @@ export const ACTIONS = {
 		const wait = again ? Math.max(fromRefusal, nextProbeWait(s)) : fromRefusal;
 		pause(s, e.at + wait);
 		if (!ofThisCycle(s, e) || s.allowance !== undefined) return;
-		if (tellsRate(s)) endCycle(s, e.at + wait);
+		if (tellsRate(s)) endCycle(s, e.at + wait, s.sent + 1, true);
 		else startCycle(s, e.at + wait, true);
 	},
 	'spend the window': (s, e: EventOf<'refused'>) => {
@@ -330,21 +330,20 @@ function pause(s: Draft, until: number): void {
  * probe's admission). Its budget is what it admitted; a cycle that started at a resumption
  * also measures the period.
  */
-function endCycle(
-	s: Draft,
-	next: number,
-	nextSequence = s.sent + 1,
-	lastAdmission = s.lastAdmittedSentAt,
-): void {
+function endCycle(s: Draft, next: number, nextSequence = s.sent + 1, toldWait = false): void {
 	const old = s.cycle;
 	let budget = s.admittedInCycle || old?.budget || 1;
 	const start = s.cycleStart;
-	// One request a cycle: one came back in the time from the last admission to this one. Not
-	// where the cycle admitted none (it began in a window spent by another client, say): its
-	// budget is not known, and one every such wait held a run to 1 every 1.6 s behind 300 every
-	// 3 s; the ramp finds it.
+	// One request a cycle, where the service said when: one comes back in the time from the last
+	// admission to this one. Not where a probe found it: a cycle that did not start at a
+	// resumption (from rest, or where a pace was forgotten) began with whatever the limit had
+	// left, and one left in a window the last execution spent held the next at 1 every 2.6 s
+	// behind 60 every 3 s (with none left, 1 every 1.6 s behind 300). The ramp after the
+	// resumption finds the budget, and a limit of one a period is learnt there (one per probe
+	// wait).
+	const last = s.lastAdmittedSentAt;
 	const oneBack =
-		s.admittedInCycle === 1 && lastAdmission !== undefined ? next - lastAdmission : undefined;
+		toldWait && s.admittedInCycle === 1 && last !== undefined ? next - last : undefined;
 	// From the earliest the last resumption may have been: a period too short sends a
 	// window's budget before the window ends, to be refused whole.
 	const periodMs = start?.resumed
@@ -400,14 +399,16 @@ function resume(s: Draft, sequence: number, sentAt: number): void {
 	s.resumedAfterMs = resumedAfterMs;
 	const periodMs = s.cycle?.periodMs;
 	const burst = s.admittedInCycle;
-	endCycle(s, sentAt, sequence, s.probeAnchor);
+	endCycle(s, sentAt, sequence);
 	s.cycleStart!.since = s.lastRefusedSentAt;
 	s.sentInCycle = s.sent - sequence + 1;
 	s.admittedInCycle = 1;
-	if (s.probingAtGuess && periodMs === undefined) {
+	if (s.probingAtGuess && periodMs === undefined && burst > 0) {
 		// Admitted at the guessed wait: a bucket that gives back requests one by one (a window
 		// gives back all at its end, which the guess, a share of a second, rarely reaches). Its
-		// rate is taken as the burst per second, as the guess was.
+		// rate is taken as the burst per second, as the guess was. Not where nothing was admitted
+		// before (a window the last execution spent): that tells no burst, and the guess, a whole
+		// second then, reaches a window's end (one a second behind 300 every 3 s).
 		const budget = Math.max(1, Math.floor((resumedAfterMs * burst) / BURST_GUESS_MS));
 		s.cycle = { budget, periodMs: resumedAfterMs };
 	} else {

@@ -261,3 +261,41 @@ describe('executions at once on one account, sharing its pace', () => {
 		);
 	}, 300_000);
 });
+
+describe('executions one after another behind a fixed window without headers', () => {
+	const WINDOWS = [
+		[3, 20],
+		[6, 24],
+		[15, 60],
+		[60, 240],
+		[300, 1_200],
+	] as const;
+
+	/*
+	 * Each begins where the last one left its window, spent or in part. Taking what such a window
+	 * had left for the budget held later executions at 1 every 1.6 to 2.6 s, or a bucket's guessed
+	 * second, behind 60 or 300 every 3 s: up to 15 × the floor (bench:ratelimit's windows, four
+	 * in a row 0.2 to 10 s apart). Without it, under 4 ×.
+	 */
+	it('lets no later execution crawl, whatever the gap: at most 5 × the floor', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.constantFrom(...WINDOWS),
+				fc.integer({ min: 0, max: 2_999 }),
+				fc.integer({ min: 200, max: 10_000 }),
+				async ([requests, rows], startMs, gapMs) => {
+					const limit = { kind: 'fixedWindow', requests, seconds: 3, signal: 'none' } as const;
+					const { runs } = await simulate({ limit }, rows, {
+						startMs,
+						inRow: 4,
+						gapMs,
+						lateByMs: 10,
+						seed: startMs + 1,
+					});
+					for (const run of runs.slice(1)) expect(run.wallMs / run.floorMs).toBeLessThanOrEqual(5);
+				},
+			),
+			{ seed: 41, numRuns: 100, endOnFailure: true },
+		);
+	}, 600_000);
+});

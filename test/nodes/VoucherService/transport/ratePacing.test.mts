@@ -94,7 +94,12 @@ describe('rate pacing', () => {
 		p.tick(600);
 		const second = p.send();
 		p.pacer.onAnswer(second.sequence, second.sentAt, 'admitted');
-		// One came back in 1.6 s from the last admission: one every 1.6 s, and a margin.
+		// The first cycle began with whatever the limit had left (another client's window, say):
+		// it tells no pace, and the ramp after the resumption goes on at once.
+		expect(p.pacer.nextSendAt()).toBeLessThanOrEqual(p.now());
+		const third = p.send();
+		p.pacer.onAnswer(third.sequence, third.sentAt, 'refused');
+		// The probe alone was admitted: one comes back in the 1.6 s it waited, and a margin.
 		expect(p.pacer.nextSendAt()).toBe(NOW + 1_600 + 1_600 * 1.02);
 	});
 

@@ -34,6 +34,14 @@ const RAMPING = [
 	...[send(NOW + 500), answer('refused', 4, {}, NOW + 500)],
 	...[send(NOW + 1_300), answer('admitted', 5, {}, NOW + 1_300), send(NOW + 1_330)],
 ];
+/** Two admitted of three, then found again by probes: two every 1.1 s, the ramp at its first. */
+const TWO_RESUMED = [
+	...[send(), send(), send(), answer('admitted', 1), answer('admitted', 2), answer('refused', 3)],
+	...[send(NOW + 500), answer('refused', 4, {}, NOW + 500)],
+	...[send(NOW + 800), answer('admitted', 5, {}, NOW + 800), send(NOW + 800), send(NOW + 800)],
+	...[answer('admitted', 6, {}, NOW + 800), answer('refused', 7, {}, NOW + 800)],
+	...[send(NOW + 1_600), answer('admitted', 8, {}, NOW + 1_600)],
+];
 const TELLING = [send(), send(), send(), answer('refused', 1, retryAfter)];
 /** A pace forgotten at an admission after a refusal; the next cycle admits one, then is refused. */
 const FORGOTTEN = [
@@ -56,6 +64,8 @@ const setups = {
 	'telling a Retry-After, 1 admitted since a pace was forgotten': FORGOTTEN,
 	probing: REFUSED_AFTER_ONE,
 	'probing, its probe out': [...REFUSED_AFTER_ONE, send(NOW + 1_000)],
+	// Refused at once (a window the last execution spent): the guess, a whole second, is out.
+	'probing from none admitted, its probe out': [send(), answer('refused', 1), send(NOW + 1_000)],
 	'probing, one of before out': [
 		send(),
 		send(),
@@ -64,11 +74,7 @@ const setups = {
 		answer('refused', 3),
 	],
 	'ramping, period unknown': RAMPING,
-	'ramping, one a second': [
-		...REFUSED_AFTER_ONE,
-		...[send(NOW + 1_000), answer('refused', 3, {}, NOW + 1_000)],
-		...[send(NOW + 1_600), answer('admitted', 4, {}, NOW + 1_600), send(NOW + 1_630)],
-	],
+	'ramping, two every 1.1 s': [...TWO_RESUMED, send(NOW + 1_630)],
 	'paced, one a second': PACED,
 	'paced, 5 clean cycles': [...PACED, ...cycles(5, 4, NOW + 2_020)],
 	'paced, grown, 1 out': [...PACED, ...cycles(6, 4, NOW + 2_020), send(NOW + 8_140)],
@@ -132,6 +138,13 @@ const CASES: Case[] = [
 	],
 	['probing', send(NOW + 1_000), 'probing', ['count the send']],
 	['probing, its probe out', answer('admitted', 3, {}, NOW + 1_000), 'paced', ['resume']],
+	// No burst was seen, so no bucket's rate is guessed from one: the ramp finds the budget.
+	[
+		'probing from none admitted, its probe out',
+		answer('admitted', 2, {}, NOW + 1_000),
+		'ramping',
+		['resume'],
+	],
 	['probing, its probe out', answer('refused', 3, {}, NOW + 1_000), 'probing', ['probe later']],
 	[
 		'probing, its probe out',
@@ -153,8 +166,8 @@ const CASES: Case[] = [
 		'paced',
 		['one per probe wait'],
 	],
-	['ramping, one a second', answer('refused', 5, {}, NOW + 1_630), 'paced', ['cut the budget']],
-	['ramping, one a second', send(NOW + 3_300), 'paced', ['start the next cycle', 'count the send']],
+	['ramping, two every 1.1 s', answer('refused', 9, {}, NOW + 1_630), 'paced', ['cut the budget']],
+	['ramping, two every 1.1 s', send(NOW + 3_300), 'paced', ['start the next cycle', 'count the send']],
 	['paced, one a second', send(NOW + 2_020), 'paced', ['start the next cycle', 'count the send']],
 	['paced, 5 clean cycles', send(NOW + 7_120), 'paced', ['grow the pace', 'count the send']],
 	['paced, grown, 1 out', answer('refused', 11, {}, NOW + 8_140), 'paced', ['undo the growth']],

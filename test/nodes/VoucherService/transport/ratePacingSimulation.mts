@@ -9,7 +9,9 @@
  * as placeOrder does. `lookUp`: each create follows a read of its reference (If Reference
  * Exists → Fail), sent until admitted; limits per route count reads (GET) and creates (POST)
  * apart, as the sandbox does, and each request names its method to the pacing, as the client
- * does.
+ * does. `inRow`: so many such runs one after the other, `gapMs` apart, on one account (each
+ * learns afresh, as with the client, but may begin in a window the last one spent); each run's
+ * own figures are in `runs`. Each simulation has an account of its own.
  */
 import { vi } from 'vitest';
 
@@ -31,7 +33,11 @@ export interface SimulatedRun {
 	floorMs: number;
 	refused: number;
 	requests: number;
+	/** The figures of each of the runs in a row, the first first. */
+	runs: Omit<SimulatedRun, 'runs'>[];
 }
+
+let accounts = 0;
 
 /** A limit, or random faults with no limit behind them. */
 export type Service = { limit: RateLimits } | { faults: FaultOptions };
@@ -44,8 +50,9 @@ type Answer = {
 	headers: Record<string, string>;
 };
 
+/** `services`: one for every run, or one for each run in a row (a limit lifted between runs). */
 export async function simulate(
-	service: Service,
+	services: Service | Service[],
 	rows: number,
 	{
 		latencyMs = 25,
@@ -55,24 +62,28 @@ export async function simulate(
 		lookUp = false,
 		executions = 1,
 		concurrency = DEFAULT_CONCURRENCY,
+		inRow = Array.isArray(services) ? services.length : 1,
+		gapMs = 0,
 	} = {},
 ): Promise<SimulatedRun> {
+	const serviceOf = (run: number) => (Array.isArray(services) ? services[run] : services);
 	// Where the run starts on the clock: a fixed window's grid is on it.
 	const START = EPOCH + startMs;
 	vi.useFakeTimers({ now: START, loopLimit: 10_000_000 });
-	// One account: executions at once share its paces, as the client has them (sharedPaces.ts).
-	const joined = Array.from({ length: executions }, () => joinPaces('one account', Date.now));
+	const account = `account ${++accounts}`;
+	let joined: Array<ReturnType<typeof joinPaces>> = [];
 	try {
-		const pacings = joined.map(({ paces }) => {
-			const pacing = new AdaptiveConcurrency(concurrency);
-			pacing.sharePaces(paces);
-			return pacing;
-		});
-		const limiterFor = 'limit' in service ? createRateLimiters(service.limit) : undefined;
+		let service = serviceOf(0);
+		const limiters = new Map<Service, ReturnType<typeof createRateLimiters>>();
+		const limiterOf = (of: Service) => {
+			if (!('limit' in of)) return undefined;
+			if (!limiters.has(of)) limiters.set(of, createRateLimiters(of.limit));
+			return limiters.get(of);
+		};
 		const fault = createFaultRoller('faults' in service ? service.faults : {});
 		let refused = 0;
 		let requests = 0;
-		const admitted: string[] = [];
+		let admitted: string[] = [];
 		let firstAt: number | undefined;
 		let lastAnswerAt = START;
 		const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -102,6 +113,7 @@ export async function simulate(
 			return answer.outcome;
 		};
 		const answerNow = (method: string): Answer => {
+			const limiterFor = limiterOf(service);
 			if (limiterFor) {
 				const limiter = limiterFor(method);
 				if (!limiter) return { outcome: 'admitted', headers: {} };
@@ -127,18 +139,43 @@ export async function simulate(
 					}
 				}
 			});
-		const run = Promise.all(pacings.map(runOne));
-		let finished = false;
-		void run.finally(() => (finished = true));
-		while (!finished) {
-			await vi.advanceTimersToNextTimerAsync();
-			if (Date.now() - START > 3_600_000) throw new Error('the run took over an hour');
+		const runs: SimulatedRun['runs'] = [];
+		for (let index = 0; index < inRow; index++) {
+			const startedAt = Date.now();
+			service = serviceOf(index);
+			[refused, requests, admitted, firstAt] = [0, 0, [], undefined];
+			// Executions at once share the account's paces, as the client has them (sharedPaces.ts).
+			joined = Array.from({ length: executions }, () => joinPaces(account, Date.now));
+			const pacings = joined.map(({ paces }) => {
+				const pacing = new AdaptiveConcurrency(concurrency);
+				pacing.sharePaces(paces);
+				return pacing;
+			});
+			const run = Promise.all(pacings.map(runOne));
+			let finished = false;
+			void run.finally(() => (finished = true));
+			while (!finished) {
+				await vi.advanceTimersToNextTimerAsync();
+				if (Date.now() - START > 3_600_000) throw new Error('the run took over an hour');
+			}
+			for (const { leave } of joined) leave();
+			joined = [];
+			runs.push({
+				wallMs: lastAnswerAt - startedAt,
+				floorMs: 'limit' in service ? floorMs(service.limit, admitted, firstAt!) : 0,
+				refused,
+				requests,
+			});
+			if (index < inRow - 1) vi.advanceTimersByTime(gapMs);
 		}
+		const sum = (key: 'refused' | 'requests' | 'floorMs') =>
+			runs.reduce((total, run) => total + run[key], 0);
 		return {
 			wallMs: lastAnswerAt - START,
-			floorMs: 'limit' in service ? floorMs(service.limit, admitted, firstAt!) : 0,
-			refused,
-			requests,
+			floorMs: sum('floorMs'),
+			refused: sum('refused'),
+			requests: sum('requests'),
+			runs,
 		};
 	} finally {
 		for (const { leave } of joined) leave();
