@@ -1,4 +1,4 @@
-import { MAX_PROBE_MS, MAX_WAIT_MS, phaseOf, sentAfter, told } from './pacingState';
+import { MAX_PROBE_MS, MAX_WAIT_MS, sentAfter } from './pacingState';
 import type { Answered, EventOf, Pace, PacingEvent, PacingState, Unconfirmed } from './pacingState';
 
 /*
@@ -56,15 +56,6 @@ const ADMISSIONS_KEPT = 256;
 /** A period learnt this many times the last keeps the last one's rate, not its budget. */
 const RATE_KEPT_FROM = 1.5;
 
-/*
- * A pace learnt from admissions alone (no Retry-After, no Remaining) is kept for the next
- * executions (sharedPaces.ts) if its period is at most this, and its budget more than one: a
- * longer period, or one request per probe wait, came from a slow cycle or a guess more likely
- * than from a limit, and would slow every later execution; a limit lifted costs up to two
- * periods to find.
- */
-export const MAX_KEPT_PERIOD_MS = 10_000;
-
 export const initialState = (): PacingState => ({
 	sent: 0,
 	unanswered: [],
@@ -93,49 +84,6 @@ export function always() {
 
 export function ofAnotherCycle(s: PacingState, e: Answered) {
 	return !ofThisCycle(s, e);
-}
-
-/** A pace worth keeping for the next executions (MAX_KEPT_PERIOD_MS). */
-export function keepable(s: PacingState) {
-	const periodMs = s.cycle?.periodMs;
-	return (
-		phaseOf(s) === 'paced' &&
-		periodMs !== undefined &&
-		periodMs <= MAX_KEPT_PERIOD_MS &&
-		s.cycle!.budget > 1 &&
-		!told(s) &&
-		!s.retryAfterSeen &&
-		!s.refills
-	);
-}
-
-/** A kept pace whose next cycle tries one request more. */
-export function keptToTry(s: PacingState) {
-	return s.kept === 'pending' || s.kept === 'raised';
-}
-
-/** The last of a kept pace's cycle with one request more is admitted. */
-export function trialAdmitted(s: PacingState, e: Answered) {
-	const { budget } = s.cycle!;
-	const full = s.sentInCycle >= budget && s.admittedInCycle + 1 >= budget;
-	const onTrial = s.kept === 'trial' || s.kept === 'retrial';
-	return onTrial && ofThisCycle(s, e) && !s.refusedInCycle && full;
-}
-
-/**
- * A kept pace refused before its cycle admitted its budget: the window was spent (by the last
- * execution, another client) or the limit is lower. Either way one cycle cannot tell the budget.
- */
-export function keptCutShort(s: PacingState, e: Answered) {
-	// By its place in the cycle, not by the answers in so far: a refusal can overtake them.
-	const place = e.sequence - s.cycleFirstSequence;
-	const kept = s.beforeGrowth ?? s.cycle;
-	return s.kept !== undefined && ofThisCycle(s, e) && place < kept!.budget;
-}
-
-/** The same, for the second time: no limit is there. */
-export function retrialAdmitted(s: PacingState, e: Answered) {
-	return s.kept === 'retrial' && trialAdmitted(s, e);
 }
 
 export function grown(s: PacingState) {
@@ -254,44 +202,6 @@ export const ACTIONS = {
 		grow(s, s.cycle!);
 		startCycle(s, e.at, true);
 	},
-	'try one more': (s, e: EventOf<'periodEnds'>) => {
-		s.beforeGrowth = { ...s.cycle! };
-		s.cycle!.budget++;
-		s.kept = s.kept === 'raised' ? 'retrial' : 'trial';
-		s.cleanCycles = 0;
-		startCycle(s, e.at, true);
-	},
-	'raise the kept pace': (s, e: EventOf<'admitted'>) => {
-		admitted(s, e);
-		s.beforeGrowth = undefined;
-		s.kept = 'raised';
-	},
-	'forget the kept pace': (s, e: EventOf<'admitted'>) => {
-		// The cycle goes on, free: what it admits until a refusal is learnt from as ever.
-		admitted(s, e);
-		forgetPace(s);
-	},
-	'forget the kept pace, learn again': (s, e: EventOf<'refused'>): PacingEvent => {
-		// Nothing of this cycle tells the budget or the period: the probes' resumption starts afresh.
-		forgetPace(s);
-		s.admittedInCycle = 0;
-		s.cycleStart = { at: e.at, resumed: false };
-		return e;
-	},
-	'keep the pace': (s) => {
-		// The pace proven, not one on trial; nothing is out once the executions ended.
-		s.cycle = { ...(s.beforeGrowth ?? s.cycle!) };
-		s.beforeGrowth = undefined;
-		s.kept = 'pending';
-		s.unanswered = [];
-		// Its rate is measured from the next execution's own admissions (keepToAdmittedRate).
-		s.admissions = [];
-		s.lastPacedRefusalSentAt = undefined;
-	},
-	'forget the pace': (s) => {
-		for (const key of Object.keys(s)) delete (s as Record<string, unknown>)[key];
-		Object.assign(s, initialState());
-	},
 	'start the next cycle': (s, e: EventOf<'periodEnds'>) => {
 		s.cleanCycles = cleanCyclesAfter(s);
 		startCycle(s, e.at, true);
@@ -386,8 +296,6 @@ export const ACTIONS = {
 /** Every refusal learnt from. */
 function learnt(s: Draft, { sentAt }: Answered): void {
 	s.sporadicAtPace = 0;
-	// A limit is there: the kept pace is this execution's own from now on.
-	s.kept = undefined;
 	s.lastRefusedSentAt = Math.max(s.lastRefusedSentAt ?? sentAt, sentAt);
 }
 
@@ -408,14 +316,9 @@ function admitted(s: Draft, { sequence, sentAt }: Answered): void {
  */
 function sporadic(s: Draft, now: number, lone: boolean): void {
 	if (!s.cycle || (!lone && ++s.sporadicAtPace < SPORADIC_TO_FORGET)) return;
-	forgetPace(s);
-	startCycle(s, now, false);
-}
-
-function forgetPace(s: Draft): void {
 	s.cycle = undefined;
 	s.beforeGrowth = undefined;
-	s.kept = undefined;
+	startCycle(s, now, false);
 }
 
 function pause(s: Draft, until: number): void {
@@ -434,7 +337,7 @@ function endCycle(s: Draft, next: number, nextSequence = s.sent + 1, toldWait = 
 	// One request a cycle, where the service said when: one comes back in the time from the last
 	// admission to this one. Not where a probe found it: a cycle that did not start at a
 	// resumption (from rest, or where a pace was forgotten) began with whatever the limit had
-	// left, and one left in a window spent by the last execution held the next at 1 every 2.6 s
+	// left, and one left in a window the last execution spent held the next at 1 every 2.6 s
 	// behind 60 every 3 s (with none left, 1 every 1.6 s behind 300). The ramp after the
 	// resumption finds the budget, and a limit of one a period is learnt there (one per probe
 	// wait).
@@ -470,11 +373,7 @@ function keepToAdmittedRate(s: Draft, refusedSentAt: number, periodMs: number): 
 	const from = last !== undefined && last > refusedSentAt - span ? last : refusedSentAt - span;
 	const admittedCount = s.admissions.filter((at) => at > from && at < refusedSentAt).length;
 	if (admittedCount === 0) return;
-	// Not over the rest before the first admission kept (where the execution began, or the last
-	// one's pace was kept): counted as admitting nothing, a kept pace of 300 every 7 s went on at
-	// 299 every 17 s.
-	const since = Math.max(from, s.admissions[0]);
-	const perMs = admittedCount / Math.max(1, refusedSentAt - since);
+	const perMs = admittedCount / (refusedSentAt - from);
 	s.cycle!.periodMs = Math.min(MAX_WAIT_MS, Math.max(periodMs, s.cycle!.budget / perMs));
 }
 
@@ -508,11 +407,10 @@ function resume(s: Draft, sequence: number, sentAt: number): void {
 		// Admitted at the guessed wait: a bucket that gives back requests one by one (a window
 		// gives back all at its end, which the guess, a share of a second, rarely reaches). Its
 		// rate is taken as the burst per second, as the guess was. Not where nothing was admitted
-		// before (a window spent by the last execution): that tells no burst, and the guess, a
-		// whole second then, reaches a window's end.
+		// before (a window the last execution spent): that tells no burst, and the guess, a whole
+		// second then, reaches a window's end (one a second behind 300 every 3 s).
 		const budget = Math.max(1, Math.floor((resumedAfterMs * burst) / BURST_GUESS_MS));
 		s.cycle = { budget, periodMs: resumedAfterMs };
-		s.refills = true;
 	} else {
 		s.mode = 'ramping';
 	}

@@ -19,13 +19,9 @@ export interface Answered {
 	confirmed?: boolean;
 }
 
-/** `rest`: the last execution on these paces ended (sharedPaces.ts). */
-type Timed = 'send' | 'windowEnds' | 'periodEnds' | 'rest';
+type Timed = 'send' | 'windowEnds' | 'periodEnds';
 
-/**
- * A send, and the timers due when it is sent; an answer, and the hint its headers carry; the
- * end of the executions on the pace.
- */
+/** A send, and the timers due when it is sent; an answer, and the hint its headers carry. */
 export type PacingEvent =
 	| { [K in Timed]: { kind: K; at: number } }[Timed]
 	| { kind: 'hint'; sequence: number; hints: RateHints }
@@ -123,19 +119,6 @@ export interface PacingState {
 	readonly retryAfterSeen: boolean;
 	/** Sporadic refusals at the learnt pace since the last that was not. */
 	readonly sporadicAtPace: number;
-	/**
-	 * The pace was kept from executions that ended, and looks for a limit lifted since: its next
-	 * cycle sends one request more (`trial`), and if that is admitted whole the pace is raised by
-	 * it (`raised`, a pace kept under the limit) and the next cycle tries once more (`retrial`);
-	 * admitted whole too, no limit is there.
-	 */
-	readonly kept?: 'pending' | 'trial' | 'raised' | 'retrial';
-	/**
-	 * The pace was learnt from a probe admitted at the guessed wait: a bucket, which gives
-	 * requests back one by one, and after a rest its whole store, which the next execution's
-	 * burst finds again.
-	 */
-	readonly refills?: boolean;
 }
 
 export function phaseOf(s: PacingState): Phase {

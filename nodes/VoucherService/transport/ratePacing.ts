@@ -8,9 +8,6 @@ import {
 	growsNow,
 	inWindow,
 	initialState,
-	keepable,
-	keptCutShort,
-	keptToTry,
 	later,
 	newest,
 	ofAnotherCycle,
@@ -18,9 +15,7 @@ import {
 	probeAlone,
 	PROBE_GROWTH,
 	retryAfter,
-	retrialAdmitted,
 	toTell,
-	trialAdmitted,
 } from './pacingActions';
 import type { ActionFn, Draft } from './pacingActions';
 import { nextSendAt, periodEnd, phaseOf, told } from './pacingState';
@@ -51,10 +46,6 @@ export const STATES = {
 export const TRANSITIONS = [
 	// [from, event, condition, to, action]
 	['any', 'windowEnds', always, 'same', 'open the window'],
-	// A pace kept from executions that ended (sharedPaces.ts) looks for a limit lifted since.
-	['paced', 'rest', keepable, 'paced', 'keep the pace'],
-	['any', 'rest', always, 'free', 'forget the pace'],
-	['paced', 'periodEnds', keptToTry, 'paced', 'try one more'],
 	['any', 'periodEnds', growsNow, 'paced|telling', 'grow the pace'],
 	['any', 'periodEnds', always, 'paced|telling', 'start the next cycle'],
 	['any', 'send', always, 'same', 'count the send'],
@@ -70,15 +61,12 @@ export const TRANSITIONS = [
 	['telling', 'unanswered', always, 'telling', 'none'],
 	// Answers, and refusals learnt from.
 	['probing', 'admitted', ofThisCycle, 'ramping|paced', 'resume'],
-	['paced', 'admitted', retrialAdmitted, 'free', 'forget the kept pace'],
-	['paced', 'admitted', trialAdmitted, 'paced', 'raise the kept pace'],
 	['any', 'admitted', always, 'same', 'count the admission'],
 	['any', 'unanswered', always, 'same', 'none'],
 	['free|ramping|paced', 'refused', toTell, 'telling', 'tell it apart'],
 	['any', 'refused', retryAfter, 'same|paced', 'wait Retry-After'],
 	['any', 'refused', inWindow, 'same', 'spend the window'],
 	['any', 'refused', ofAnotherCycle, 'same', 'note the refusal'],
-	['paced', 'refused', keptCutShort, 'free', 'forget the kept pace, learn again'],
 	['any', 'refused', grown, 'paced', 'undo the growth'],
 	['ramping', 'refused', probeAlone, 'paced', 'one per probe wait'],
 	['any', 'refused', budgetTooLarge, 'paced', 'cut the budget'],
@@ -151,12 +139,6 @@ export class RatePacing {
 
 	told(): boolean {
 		return told(this.state);
-	}
-
-	/** The executions on this pace ended: whether it is kept for the next (see the table). */
-	rest(): boolean {
-		this.state = step(this.state, { kind: 'rest', at: this.now() }).state;
-		return this.state.kept !== undefined;
 	}
 
 	/** The earliest time the next request may be sent. */
