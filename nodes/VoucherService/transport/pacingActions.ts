@@ -373,7 +373,11 @@ function keepToAdmittedRate(s: Draft, refusedSentAt: number, periodMs: number): 
 	const from = last !== undefined && last > refusedSentAt - span ? last : refusedSentAt - span;
 	const admittedCount = s.admissions.filter((at) => at > from && at < refusedSentAt).length;
 	if (admittedCount === 0) return;
-	const perMs = admittedCount / (refusedSentAt - from);
+	// From the run's first admission at the earliest: the time before it, counted as admitting
+	// nothing, gave a run that began in a window the last execution spent a period of several
+	// windows (14.7 × the floor behind 300 every 3 s, simulated).
+	const since = Math.max(from, s.admissions[0]);
+	const perMs = admittedCount / Math.max(1, refusedSentAt - since);
 	s.cycle!.periodMs = Math.min(MAX_WAIT_MS, Math.max(periodMs, s.cycle!.budget / perMs));
 }
 

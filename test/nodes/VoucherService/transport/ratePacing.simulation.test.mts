@@ -295,7 +295,14 @@ describe('executions one after another behind a fixed window without headers', (
 					for (const run of runs.slice(1)) expect(run.wallMs / run.floorMs).toBeLessThanOrEqual(5);
 				},
 			),
-			{ seed: 41, numRuns: 100, endOnFailure: true },
+			{
+				seed: 41,
+				numRuns: 100,
+				endOnFailure: true,
+				// Found beside the search: the third execution took 14.7 × the floor, its rate
+				// measured over the time before its first admission.
+				examples: [[[300, 1_200], 370, 2_000]],
+			},
 		);
 	}, 600_000);
 });
