@@ -252,7 +252,7 @@ export const ACTIONS = {
 		const wait = again ? Math.max(fromRefusal, nextProbeWait(s)) : fromRefusal;
 		pause(s, e.at + wait);
 		if (!ofThisCycle(s, e) || s.allowance !== undefined) return;
-		if (tellsRate(s)) endCycle(s, e.at + wait, s.sent + 1, true);
+		if (tellsRate(s)) endCycle(s, e.at + wait, { oneBackFrom: s.lastAdmittedSentAt });
 		else startCycle(s, e.at + wait, true);
 	},
 	'spend the window': (s, e: EventOf<'refused'>) => {
@@ -330,20 +330,23 @@ function pause(s: Draft, until: number): void {
  * probe's admission). Its budget is what it admitted; a cycle that started at a resumption
  * also measures the period.
  */
-function endCycle(s: Draft, next: number, nextSequence = s.sent + 1, toldWait = false): void {
+function endCycle(
+	s: Draft,
+	next: number,
+	{ nextSequence = s.sent + 1, oneBackFrom }: { nextSequence?: number; oneBackFrom?: number } = {},
+): void {
 	const old = s.cycle;
 	let budget = s.admittedInCycle || old?.budget || 1;
 	const start = s.cycleStart;
-	// One request a cycle, where the service said when: one comes back in the time from the last
-	// admission to this one. Not where a probe found it: a cycle that did not start at a
+	// One request a cycle, where the service said when (`oneBackFrom`, the last admission): one
+	// comes back in the time from it to the next start. Not where a probe found it: a cycle that did not start at a
 	// resumption (from rest, or where a pace was forgotten) began with whatever the limit had
 	// left, and one left in a window the last execution spent held the next at 1 every 2.6 s
 	// behind 60 every 3 s (with none left, 1 every 1.6 s behind 300). The ramp after the
 	// resumption finds the budget, and a limit of one a period is learnt there (one per probe
 	// wait).
-	const last = s.lastAdmittedSentAt;
 	const oneBack =
-		toldWait && s.admittedInCycle === 1 && last !== undefined ? next - last : undefined;
+		s.admittedInCycle === 1 && oneBackFrom !== undefined ? next - oneBackFrom : undefined;
 	// From the earliest the last resumption may have been: a period too short sends a
 	// window's budget before the window ends, to be refused whole.
 	const periodMs = start?.resumed
@@ -377,7 +380,7 @@ function keepToAdmittedRate(s: Draft, refusedSentAt: number, periodMs: number): 
 	// nothing, gave a run that began in a window the last execution spent a period of several
 	// windows (14.7 × the floor behind 300 every 3 s, simulated).
 	const since = Math.max(from, s.admissions[0]);
-	const perMs = admittedCount / Math.max(1, refusedSentAt - since);
+	const perMs = admittedCount / (refusedSentAt - since);
 	s.cycle!.periodMs = Math.min(MAX_WAIT_MS, Math.max(periodMs, s.cycle!.budget / perMs));
 }
 
@@ -403,7 +406,7 @@ function resume(s: Draft, sequence: number, sentAt: number): void {
 	s.resumedAfterMs = resumedAfterMs;
 	const periodMs = s.cycle?.periodMs;
 	const burst = s.admittedInCycle;
-	endCycle(s, sentAt, sequence);
+	endCycle(s, sentAt, { nextSequence: sequence });
 	s.cycleStart!.since = s.lastRefusedSentAt;
 	s.sentInCycle = s.sent - sequence + 1;
 	s.admittedInCycle = 1;
