@@ -26,6 +26,8 @@
 //      after another in one process, issue 41's goal from the second on),
 //      BENCH_KINDS (default tokenBucket,fixedWindow) and BENCH_SIGNALS (default
 //      retryAfter,headers,none): the cells of the rates run.
+// Each cell has a sandbox of its own: a pace is kept per base URL (its port), so no cell starts
+// at a pace kept from the one before.
 import { test } from 'vitest';
 
 import { beginRun, conditionsTable, fmt, machine, print, say } from './report.mts';
@@ -52,8 +54,7 @@ const EXECUTIONS = Number(process.env.BENCH_EXECUTIONS ?? 3);
 function namesOf<T extends string>(value: string | undefined, all: readonly T[]): T[] {
 	const names = value === undefined ? all : value.split(',').filter(Boolean);
 	const unknown = names.filter((name) => !all.includes(name as T));
-	if (unknown.length > 0)
-		throw new Error(`unknown ${unknown.join(', ')}: one of ${all.join(', ')}`);
+	if (unknown.length > 0) throw new Error(`unknown ${unknown.join(', ')}: one of ${all.join(', ')}`);
 	return names as T[];
 }
 
@@ -69,12 +70,14 @@ function limitOf(kind: (typeof KINDS)[number], signal: Signal, rate: number): Ra
 	return { kind, requests: rate * seconds, seconds, signal: signal === 'headers' ? told : signal };
 }
 
-const sandbox = await startSandbox({
-	processingDelayMs: 0,
-	timeFactor: 0.0005,
-	latencyMs: LATENCY,
-	acceptDuplicateReferences: true,
-});
+const startOne = () =>
+	startSandbox({
+		processingDelayMs: 0,
+		timeFactor: 0.0005,
+		latencyMs: LATENCY,
+		acceptDuplicateReferences: true,
+	});
+let sandbox = await startOne();
 
 let run = 0;
 async function once(
@@ -123,6 +126,8 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 		lookUp = false,
 		executions = 1,
 	) => {
+		await sandbox.close();
+		sandbox = await startOne();
 		for (let execution = 1; execution <= executions; execution++) {
 			const which = executions > 1 ? ` (execution ${execution})` : '';
 			say(`${name}, ${signal}${which}: ${rows} rows`);
@@ -185,6 +190,8 @@ test('rate limits: rows failed, wall against the floor, refusals', async () => {
 		`### Rate limits, Order → Create per row (${LATENCY} ms answers; goals: 0 failed, wall ≤ ${GOALS.wallOverFloor} × floor, refused ≤ ${GOALS.refusedShare * 100} % of requests from the first, 0 doubles) — ${machine()}\n\n${lines.join('\n')}`,
 	);
 	if (RANDOM_ROWS > 0) {
+		await sandbox.close();
+		sandbox = await startOne();
 		// One seed for both: the same requests draw the refusal and the 500.
 		say(`random refusals: ${RANDOM_ROWS} rows, 429 then 500`);
 		const refusals = await once(null, RANDOM_ROWS, {

@@ -1,9 +1,18 @@
-import { MAX_PROBE_MS, MAX_WAIT_MS, sentAfter } from './pacingState';
+import { MAX_PROBE_MS, MAX_WAIT_MS, PERIOD_MARGIN, sentAfter, spentWhole } from './pacingState';
 import type { Answered, EventOf, Pace, PacingEvent, PacingState, Unconfirmed } from './pacingState';
+import {
+	cleanCyclesAfter,
+	inBudget,
+	ofThisCycle,
+	startedEarly,
+	tellsRate,
+} from './pacingConditions';
+import { advance, catchUp, fromTwo, headAt, laterThan } from './windowEdges';
 
 /*
- * The conditions and actions of the pacing's transitions (the table is in ratePacing.ts): each
- * action changes a draft of the next state, and may hand on one more event to decide.
+ * The actions of the pacing's transitions (the table is in ratePacing.ts; the conditions are in
+ * pacingConditions.ts): each changes a draft of the next state, and may hand on one more event
+ * to decide.
  */
 
 /*
@@ -17,6 +26,8 @@ import type { Answered, EventOf, Pace, PacingEvent, PacingState, Unconfirmed } f
  */
 const BURST_GUESS_MS = 1_000;
 const MIN_PROBE_MS = 50;
+/** Probes from where a window may begin at the earliest start at this share of its length. */
+const PROBE_STEPS_IN_PERIOD = 10;
 export const PROBE_GROWTH = 1.6;
 
 /*
@@ -32,13 +43,6 @@ const GROW_BUDGET_FROM = 4;
 
 /** A window's first answer tells what it holds; until then one request, at most this long. */
 const NEW_WINDOW_MS = 60_000;
-
-/*
- * A refusal is learnt from once this many requests sent after it are refused too (or all of
- * them, if fewer are in flight); one admitted shows it sporadic. Two refusals in a row come
- * at random once in a hundred at a tenth refused, three once in a thousand.
- */
-const REFUSALS_TO_CONFIRM = 3;
 
 /*
  * Sporadic refusals at a learnt pace that make it forgotten: at a pace a limit keeps to, no
@@ -74,107 +78,15 @@ export const initialState = (): PacingState => ({
 	admissions: [],
 	retryAfterSeen: false,
 	sporadicAtPace: 0,
+	headFirst: false,
 });
-
-// Conditions of the table.
-
-export function always() {
-	return true;
-}
-
-export function ofAnotherCycle(s: PacingState, e: Answered) {
-	return !ofThisCycle(s, e);
-}
-
-export function grown(s: PacingState) {
-	return s.beforeGrowth !== undefined;
-}
-
-export function growsNow(s: PacingState): boolean {
-	return !s.retryAfterSeen && cleanCyclesAfter(s) >= s.cyclesToGrow;
-}
-
-/** Counts the cycle that ends: sent in full and admitted in full, with no refusal. */
-function cleanCyclesAfter(s: PacingState): number {
-	const { budget } = s.cycle!;
-	const clean = !s.refusedInCycle && s.sentInCycle >= budget && s.admittedInCycle >= budget;
-	return clean ? s.cleanCycles + 1 : 0;
-}
-
-/**
- * Remaining/Reset as of when this request was processed: requests sent after it were not yet
- * counted, so they come off. The newest request's figures count.
- */
-export function newest(s: PacingState, e: EventOf<'hint'>) {
-	return e.sequence >= s.windowSequence;
-}
-
-export function later(s: PacingState, e: Answered) {
-	return e.sequence > s.unconfirmed!.sequence;
-}
-
-/**
- * Answers to requests sent after a refusal tell what it was: one admitted, sporadic; refusals, a
- * limit (REFUSALS_TO_CONFIRM, or all sent after it). No answer tells neither.
- */
-export function confirms(s: PacingState, e: EventOf<'refused' | 'unanswered'>): boolean {
-	if (!later(s, e)) return false;
-	const refusedAfter = s.unconfirmed!.refusedAfter + (e.kind === 'refused' ? 1 : 0);
-	return (
-		refusedAfter >= REFUSALS_TO_CONFIRM ||
-		(refusedAfter > 0 && !sentAfter(s, s.unconfirmed!.sequence))
-	);
-}
-
-export function ofThisCycle(s: PacingState, e: Answered) {
-	return e.sequence >= s.cycleFirstSequence;
-}
-
-/**
- * Told apart by the requests sent after it that are out, or, for a Retry-After, by the next
- * one, sent without waiting it out: the wait would cost every request of a service that refuses
- * some at random (a refusal without one is probed for anyway).
- */
-export function toTell(s: PacingState, e: Answered) {
-	const told = sentAfter(s, e.sequence) || e.hints.retryAfterMs !== undefined;
-	return !e.confirmed && ofThisCycle(s, e) && told;
-}
-
-export function retryAfter(_: PacingState, e: Answered) {
-	return e.hints.retryAfterMs !== undefined;
-}
-
-export function inWindow(s: PacingState, e: Answered) {
-	return s.allowance !== undefined && s.windowResetAt > e.at;
-}
-
-/**
- * Whether what the cycle admitted tells a rate. Not if it admitted nothing (a first request
- * refused at random, say), nor if it started where a learnt pace was forgotten, neither from
- * rest (the first send) nor at a resumption: it began with whatever the limit had left. A
- * budget of one learnt there, one request a second, was never refused to be learnt again.
- */
-function tellsRate(s: PacingState) {
-	const fromRest = s.cycleFirstSequence === 1;
-	return s.admittedInCycle > 0 && (fromRest || s.cycleStart?.resumed === true);
-}
-
-/** The probe alone was admitted, and the period is not known. */
-export function probeAlone(s: PacingState) {
-	return s.admittedInCycle === 1 && s.cycle?.periodMs === undefined;
-}
-
-/** Admitted, then refused, at a known period. */
-export function budgetTooLarge(s: PacingState) {
-	return s.cycle?.periodMs !== undefined && s.admittedInCycle > 0;
-}
 
 // Actions of the table: each changes the draft of the next state.
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export type Draft = Mutable<Omit<PacingState, 'cycle' | 'cycleStart' | 'unconfirmed'>> & {
 	cycle?: Pace;
-	cycleStart?: { at: number; resumed: boolean; since?: number };
+	cycleStart?: { at: number; resumed: boolean; since?: number; due?: number };
 	unconfirmed?: Unconfirmed;
 };
 
@@ -199,12 +111,66 @@ export const ACTIONS = {
 		s.windowResetAt = e.at + NEW_WINDOW_MS;
 	},
 	'grow the pace': (s, e: EventOf<'periodEnds'>) => {
+		const head = spentWhole(s);
 		grow(s, s.cycle!);
-		startCycle(s, e.at, true);
+		openCycle(s, e.at, head);
+	},
+	'try one more': (s, e: EventOf<'periodEnds'>) => {
+		const head = spentWhole(s);
+		s.beforeGrowth = { ...s.cycle! };
+		s.cycle!.budget++;
+		s.kept = s.kept === 'raised' ? 'retrial' : 'trial';
+		s.cleanCycles = 0;
+		openCycle(s, e.at, head);
+	},
+	'raise the kept pace': (s, e: EventOf<'admitted'>) => {
+		admitted(s, e);
+		s.beforeGrowth = undefined;
+		s.kept = 'raised';
+	},
+	'forget the kept pace': (s, e: EventOf<'admitted'>) => {
+		// The cycle goes on, free: what it admits until a refusal is learnt from as ever.
+		admitted(s, e);
+		forgetPace(s);
+	},
+	'forget the kept pace, learn again': (s, e: EventOf<'refused'>): PacingEvent => {
+		// Nothing of this cycle tells the budget or the period: the probes' resumption starts afresh.
+		forgetPace(s);
+		s.admittedInCycle = 0;
+		s.cycleStart = { at: e.at, resumed: false };
+		return e;
+	},
+	'keep the pace': (s) => {
+		// The pace proven, not one on trial; nothing is out once the executions ended.
+		s.cycle = { ...(s.beforeGrowth ?? s.cycle!) };
+		s.beforeGrowth = undefined;
+		s.kept = 'pending';
+		s.headFirst = false;
+		// What is left of its cycle is not sent later: by then the window may be the next one's.
+		s.sentInCycle = Math.max(s.sentInCycle, s.cycle.budget);
+		s.unanswered = [];
+		// Its rate is measured from the next execution's own admissions (keepToAdmittedRate).
+		s.admissions = [];
+		s.lastPacedRefusalSentAt = undefined;
+	},
+	'forget the pace': (s) => {
+		for (const key of Object.keys(s)) delete (s as Record<string, unknown>)[key];
+		Object.assign(s, initialState());
 	},
 	'start the next cycle': (s, e: EventOf<'periodEnds'>) => {
 		s.cleanCycles = cleanCyclesAfter(s);
-		startCycle(s, e.at, true);
+		openCycle(s, e.at, spentWhole(s));
+	},
+	'wait for the window': (s, e: EventOf<'refused'>) => {
+		learnt(s, e);
+		const { due } = s.cycleStart!;
+		// It begins after this send; a head again (the window is spent), else the period's end.
+		s.edges = s.edges && laterThan(s.edges, e.sentAt);
+		const at = s.edges ? Math.min(due!, headAt(s.edges, s.cycle!.budget, true)) : due!;
+		startCycle(s, at, true);
+		s.cycleStart!.due = due;
+		s.headFirst = s.edges !== undefined;
+		pause(s, at);
 	},
 	'count the send': (s, e: EventOf<'send'>) => {
 		if (s.allowance !== undefined) s.allowance--;
@@ -287,24 +253,47 @@ export const ACTIONS = {
 			const guess = Math.max(MIN_PROBE_MS, BURST_GUESS_MS / Math.max(1, s.admittedInCycle));
 			s.probeMs = s.resumedAfterMs ?? guess;
 			s.guessedProbeMs = s.resumedAfterMs === undefined ? guess : undefined;
+			s.probedFrom = s.cycleFirstSequence;
 			s.cycleFirstSequence = s.sent + 1;
+			s.probeFrom = s.probeAnchor;
+			// The next window begins a window after the last at the earliest: probes start there,
+			// fine, not from the last admission at the last resumption's wait, which may be
+			// longer than a window (a window skipped: a period twice its length).
+			const earliest = s.lastEdge && s.periodAtLeast && s.lastEdge.lo + s.periodAtLeast;
+			if (earliest) {
+				s.probeFrom = Math.max(e.at, earliest);
+				s.probeMs = Math.max(MIN_PROBE_MS, s.periodAtLeast! / PROBE_STEPS_IN_PERIOD);
+				s.guessedProbeMs = undefined;
+			}
 		}
-		pause(s, Math.max(e.at, s.probeAnchor + nextProbeWait(s)));
+		pause(s, Math.max(e.at, s.probeFrom! + nextProbeWait(s)));
 	},
 } satisfies Record<string, ActionFn>;
 
 /** Every refusal learnt from. */
-function learnt(s: Draft, { sentAt }: Answered): void {
+function learnt(s: Draft, e: Answered): void {
+	const { sentAt } = e;
+	// Refused within the budget of a window its edges say has begun: not such a window.
+	if (s.edges && s.mode !== 'probing' && inBudget(s, e) && !startedEarly(s, e)) s.edges = undefined;
 	s.sporadicAtPace = 0;
+	// A limit is there: the kept pace is this execution's own from now on.
+	s.kept = undefined;
 	s.lastRefusedSentAt = Math.max(s.lastRefusedSentAt ?? sentAt, sentAt);
 }
 
-function admitted(s: Draft, { sequence, sentAt }: Answered): void {
+function admitted(s: Draft, { sequence, sentAt, at }: Answered): void {
 	s.admissions = [...s.admissions.slice(-(ADMISSIONS_KEPT - 1)), sentAt];
 	s.lastAdmittedSentAt = Math.max(s.lastAdmittedSentAt ?? sentAt, sentAt);
-	if (sequence < s.cycleFirstSequence) return;
-	if (s.mode === 'probing') resume(s, sequence, sentAt);
-	else s.admittedInCycle++;
+	if (sequence < s.cycleFirstSequence) {
+		// An admission of the cycle being probed after, answered after its refusal: it counts.
+		if (s.mode === 'probing' && sequence >= (s.probedFrom ?? Infinity)) s.admittedInCycle++;
+		return;
+	}
+	if (s.mode === 'probing') resume(s, sequence, sentAt, at);
+	else {
+		s.admittedInCycle++;
+		if (s.edges && !s.mode) openedWindow(s, at);
+	}
 }
 
 /**
@@ -316,9 +305,16 @@ function admitted(s: Draft, { sequence, sentAt }: Answered): void {
  */
 function sporadic(s: Draft, now: number, lone: boolean): void {
 	if (!s.cycle || (!lone && ++s.sporadicAtPace < SPORADIC_TO_FORGET)) return;
+	forgetPace(s);
+	startCycle(s, now, false);
+}
+
+function forgetPace(s: Draft): void {
+	s.edges = undefined;
+	s.lastEdge = undefined;
 	s.cycle = undefined;
 	s.beforeGrowth = undefined;
-	startCycle(s, now, false);
+	s.kept = undefined;
 }
 
 function pause(s: Draft, until: number): void {
@@ -341,7 +337,7 @@ function endCycle(
 	// One request a cycle, where the service said when (`oneBackFrom`, the last admission): one
 	// comes back in the time from it to the next start. Not where a probe found it: a cycle that did not start at a
 	// resumption (from rest, or where a pace was forgotten) began with whatever the limit had
-	// left, and one left in a window the last execution spent held the next at 1 every 2.6 s
+	// left, and one left in a window spent by the last execution held the next at 1 every 2.6 s
 	// behind 60 every 3 s (with none left, 1 every 1.6 s behind 300). The ramp after the
 	// resumption finds the budget, and a limit of one a period is learnt there (one per probe
 	// wait).
@@ -400,13 +396,29 @@ function nextProbeWait(s: Draft): number {
 }
 
 /** A probe was admitted after refusals: a new cycle starts where it was sent. */
-function resume(s: Draft, sequence: number, sentAt: number): void {
+function resume(s: Draft, sequence: number, sentAt: number, answeredAt: number): void {
 	s.mode = undefined;
 	const resumedAfterMs = Math.max(MIN_PROBE_MS, sentAt - s.probeAnchor);
 	s.resumedAfterMs = resumedAfterMs;
 	const periodMs = s.cycle?.periodMs;
 	const burst = s.admittedInCycle;
+	const refusedAt = s.lastRefusedSentAt;
+	// A window began after the cycle's start and before this refused send: at least this long.
+	const startedAt = s.cycleStart?.at;
+	s.periodAtLeast =
+		refusedAt !== undefined && startedAt !== undefined && refusedAt > startedAt
+			? refusedAt - startedAt
+			: undefined;
 	endCycle(s, sentAt, { nextSequence: sequence });
+	if (refusedAt !== undefined && refusedAt < sentAt) {
+		// A window began between the last refused send and this one's answer (not its send: the
+		// request reaches the service later, by more than the clock can tell).
+		const edge = { lo: refusedAt, hi: answeredAt };
+		const { edges, lastEdge } = s;
+		s.edges = edges ? advance(edges, edge) : lastEdge && fromTwo(lastEdge, edge);
+		s.lastEdge = edge;
+		if (s.edges) s.cycle!.periodMs = s.edges.period.hi;
+	}
 	s.cycleStart!.since = s.lastRefusedSentAt;
 	s.sentInCycle = s.sent - sequence + 1;
 	s.admittedInCycle = 1;
@@ -414,10 +426,11 @@ function resume(s: Draft, sequence: number, sentAt: number): void {
 		// Admitted at the guessed wait: a bucket that gives back requests one by one (a window
 		// gives back all at its end, which the guess, a share of a second, rarely reaches). Its
 		// rate is taken as the burst per second, as the guess was. Not where nothing was admitted
-		// before (a window the last execution spent): that tells no burst, and the guess, a whole
-		// second then, reaches a window's end (one a second behind 300 every 3 s).
+		// before (a window spent by the last execution): that tells no burst, and the guess, a
+		// whole second then, reaches a window's end.
 		const budget = Math.max(1, Math.floor((resumedAfterMs * burst) / BURST_GUESS_MS));
 		s.cycle = { budget, periodMs: resumedAfterMs };
+		s.refills = true;
 	} else {
 		s.mode = 'ramping';
 	}
@@ -430,7 +443,47 @@ function grow(s: Draft, cycle: Pace): void {
 	s.cleanCycles = 0;
 }
 
+/**
+ * A cycle's window opened: by the head's answer (a request reaches the service after its send
+ * by more than the clock tells), once the cycle admits its budget (a head can be the last
+ * window's leftover); without a head, by the cycle's first admission, telling nothing more.
+ */
+function openedWindow(s: Draft, answeredAt: number): void {
+	if (s.admittedInCycle === 1 && s.headFirst) {
+		s.headAdmittedAt = answeredAt;
+		s.headFirst = false;
+		return;
+	}
+	const head = s.headAdmittedAt;
+	const budget = (s.beforeGrowth ?? s.cycle!).budget;
+	if (head === undefined ? s.admittedInCycle !== 1 : s.admittedInCycle !== budget) return;
+	s.edges = advance(s.edges!, { lo: -Infinity, hi: head ?? Infinity });
+	s.headAdmittedAt = undefined;
+	if (s.edges) s.cycle!.periodMs = s.edges.period.hi;
+}
+
+/**
+ * A cycle at its period's end; `head`: the last spent its window, so the next one's first
+ * answer tells where that begins. Windows that surely began meanwhile pass.
+ */
+function openCycle(s: Draft, at: number, head: boolean): void {
+	const due = s.cycleStart && periodDue(s, s.cycleStart.at);
+	const edges = s.edges && catchUp(s.edges, at);
+	const passed = edges !== s.edges;
+	s.edges = edges;
+	// Resumptions a window apart are those of one cycle and the next only.
+	s.lastEdge = undefined;
+	startCycle(s, at, true);
+	s.cycleStart!.due = due;
+	s.headFirst = head && edges !== undefined && !passed;
+}
+
+const periodDue = (s: Draft, from: number) =>
+	s.cycle?.periodMs === undefined ? undefined : from + s.cycle.periodMs * PERIOD_MARGIN;
+
 function startCycle(s: Draft, at: number, resumed: boolean): void {
+	s.headFirst = false;
+	s.headAdmittedAt = undefined;
 	s.cycleStart = { at, resumed };
 	s.cycleFirstSequence = s.sent + 1;
 	s.sentInCycle = 0;

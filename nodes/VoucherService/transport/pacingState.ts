@@ -1,4 +1,6 @@
 import type { RateHints } from './rateHints';
+import { headAt } from './windowEdges';
+import type { Span, WindowEdges } from './windowEdges';
 
 /*
  * What the pacing knows (PacingState), the events it reads, and the waits its state implies.
@@ -19,9 +21,13 @@ export interface Answered {
 	confirmed?: boolean;
 }
 
-type Timed = 'send' | 'windowEnds' | 'periodEnds';
+/** `rest`: the last execution on these paces ended (sharedPaces.ts). */
+type Timed = 'send' | 'windowEnds' | 'periodEnds' | 'rest';
 
-/** A send, and the timers due when it is sent; an answer, and the hint its headers carry. */
+/**
+ * A send, and the timers due when it is sent; an answer, and the hint its headers carry; the
+ * end of the executions on the pace.
+ */
 export type PacingEvent =
 	| { [K in Timed]: { kind: K; at: number } }[Timed]
 	| { kind: 'hint'; sequence: number; hints: RateHints }
@@ -91,7 +97,13 @@ export interface PacingState {
 	 * Where the current cycle started: a resumption, or the first send (which tells no period).
 	 * A probe's admission shows admissions resumed after the last refused send, `since`.
 	 */
-	readonly cycleStart?: { readonly at: number; readonly resumed: boolean; readonly since?: number };
+	readonly cycleStart?: {
+		readonly at: number;
+		readonly resumed: boolean;
+		readonly since?: number;
+		/** When the period alone would have started it: a cycle started before, by the edges, is early. */
+		readonly due?: number;
+	};
 	/** Answers to requests older than this count for no cycle. */
 	readonly cycleFirstSequence: number;
 	readonly sentInCycle: number;
@@ -119,6 +131,33 @@ export interface PacingState {
 	readonly retryAfterSeen: boolean;
 	/** Sporadic refusals at the learnt pace since the last that was not. */
 	readonly sporadicAtPace: number;
+	/**
+	 * The pace was kept from executions that ended, and looks for a limit lifted since: its next
+	 * cycle sends one request more (`trial`), and if that is admitted whole the pace is raised by
+	 * it (`raised`, a pace kept under the limit) and the next cycle tries once more (`retrial`);
+	 * admitted whole too, no limit is there.
+	 */
+	readonly kept?: 'pending' | 'trial' | 'raised' | 'retrial';
+	/**
+	 * The pace was learnt from a probe admitted at the guessed wait: a bucket, which gives
+	 * requests back one by one, and after a rest its whole store, which the next execution's
+	 * burst finds again.
+	 */
+	readonly refills?: boolean;
+	/** A fixed window's edges, where two resumptions a window apart showed them (windowEdges.ts). */
+	readonly edges?: WindowEdges;
+	/** Where the window of the last resumption began. */
+	readonly lastEdge?: Span;
+	/** The cycle opens with a lone request, its head, the last window spent: its answer tells. */
+	readonly headFirst: boolean;
+	/** The first request of the cycle being probed after: its late admissions still count. */
+	readonly probedFrom?: number;
+	/** Probe waits count from here: the last admission, or where the next window may begin. */
+	readonly probeFrom?: number;
+	/** A window is at least this long: one began between the last cycle's start and a refusal. */
+	readonly periodAtLeast?: number;
+	/** The head's answer, admitted: the window began by then, once the cycle admits its budget. */
+	readonly headAdmittedAt?: number;
 }
 
 export function phaseOf(s: PacingState): Phase {
@@ -144,6 +183,8 @@ function waitEnd(s: PacingState): number {
 	// A refusal being told apart: its later requests' answers; with none out, one goes to tell.
 	if (s.unconfirmed && sentAfter(s, s.unconfirmed.sequence))
 		at = Math.max(at, s.unconfirmed.at + MAX_PROBE_MS);
+	if (s.headFirst && s.sentInCycle >= 1 && s.admittedInCycle === 0 && cycleInFlight(s))
+		at = Math.max(at, s.cycleStart!.at + MAX_PROBE_MS);
 	if (s.sentInCycle >= rampCap(s) && cycleInFlight(s))
 		at = Math.max(at, s.cycleStart!.at + MAX_PROBE_MS);
 	if (s.allowance !== undefined && s.allowance <= 0) at = Math.max(at, s.windowResetAt);
@@ -152,8 +193,23 @@ function waitEnd(s: PacingState): number {
 	return at;
 }
 
-export const periodEnd = (s: PacingState, start: { at: number }) =>
-	start.at + (s.cycle?.periodMs ?? Infinity) * PERIOD_MARGIN;
+/**
+ * When the next cycle starts: with a window's edges known, where its next window may begin (the
+ * cycle that opened it still waiting for its first admission, a period after its start).
+ */
+export function periodEnd(s: PacingState, start: { at: number }): number {
+	const fallback = start.at + (s.cycle?.periodMs ?? Infinity) * PERIOD_MARGIN;
+	// Not the cycle that opens the next window: it waits for its first admission.
+	if (!s.edges || !s.cycle || start.at >= s.edges.next.lo) return fallback;
+	return Math.min(fallback, headAt(s.edges, s.cycle.budget, spentWhole(s)));
+}
+
+/**
+ * The cycle admitted its whole budget: its window is spent (a request beyond it refused, a
+ * growth's or a kept pace's trial, says so too).
+ */
+export const spentWhole = (s: PacingState) =>
+	s.cycle !== undefined && s.admittedInCycle >= s.cycle.budget;
 
 /**
  * What a cycle may send before more of its answers are in, where what it admits is not known:

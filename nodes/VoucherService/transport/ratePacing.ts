@@ -1,22 +1,26 @@
+import { ACTIONS, draftOf, initialState, PROBE_GROWTH } from './pacingActions';
 import {
-	ACTIONS,
 	always,
+	beyondBudget,
 	budgetTooLarge,
 	confirms,
-	draftOf,
 	grown,
 	growsNow,
 	inWindow,
-	initialState,
+	keepable,
+	keptCutShort,
+	keptToTry,
 	later,
 	newest,
 	ofAnotherCycle,
 	ofThisCycle,
 	probeAlone,
-	PROBE_GROWTH,
+	retrialAdmitted,
 	retryAfter,
+	startedEarly,
 	toTell,
-} from './pacingActions';
+	trialAdmitted,
+} from './pacingConditions';
 import type { ActionFn, Draft } from './pacingActions';
 import { nextSendAt, periodEnd, phaseOf, told } from './pacingState';
 import type { Kind, Outcome, PacingEvent, PacingState, Phase } from './pacingState';
@@ -46,6 +50,10 @@ export const STATES = {
 export const TRANSITIONS = [
 	// [from, event, condition, to, action]
 	['any', 'windowEnds', always, 'same', 'open the window'],
+	// A pace kept from executions that ended (sharedPaces.ts) looks for a limit lifted since.
+	['paced', 'rest', keepable, 'paced', 'keep the pace'],
+	['any', 'rest', always, 'free', 'forget the pace'],
+	['paced', 'periodEnds', keptToTry, 'paced', 'try one more'],
 	['any', 'periodEnds', growsNow, 'paced|telling', 'grow the pace'],
 	['any', 'periodEnds', always, 'paced|telling', 'start the next cycle'],
 	['any', 'send', always, 'same', 'count the send'],
@@ -61,12 +69,17 @@ export const TRANSITIONS = [
 	['telling', 'unanswered', always, 'telling', 'none'],
 	// Answers, and refusals learnt from.
 	['probing', 'admitted', ofThisCycle, 'ramping|paced', 'resume'],
+	['paced', 'admitted', retrialAdmitted, 'free', 'forget the kept pace'],
+	['paced', 'admitted', trialAdmitted, 'paced', 'raise the kept pace'],
 	['any', 'admitted', always, 'same', 'count the admission'],
 	['any', 'unanswered', always, 'same', 'none'],
 	['free|ramping|paced', 'refused', toTell, 'telling', 'tell it apart'],
 	['any', 'refused', retryAfter, 'same|paced', 'wait Retry-After'],
 	['any', 'refused', inWindow, 'same', 'spend the window'],
 	['any', 'refused', ofAnotherCycle, 'same', 'note the refusal'],
+	['paced', 'refused', startedEarly, 'paced', 'wait for the window'],
+	['paced', 'refused', beyondBudget, 'paced', 'note the refusal'],
+	['paced', 'refused', keptCutShort, 'free', 'forget the kept pace, learn again'],
 	['any', 'refused', grown, 'paced', 'undo the growth'],
 	['ramping', 'refused', probeAlone, 'paced', 'one per probe wait'],
 	['any', 'refused', budgetTooLarge, 'paced', 'cut the budget'],
@@ -139,6 +152,12 @@ export class RatePacing {
 
 	told(): boolean {
 		return told(this.state);
+	}
+
+	/** The executions on this pace ended: whether it is kept for the next (see the table). */
+	rest(): boolean {
+		this.state = step(this.state, { kind: 'rest', at: this.now() }).state;
+		return this.state.kept !== undefined;
 	}
 
 	/** The earliest time the next request may be sent. */

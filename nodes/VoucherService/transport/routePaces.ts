@@ -61,6 +61,19 @@ export class RoutePaces {
 		return this.activeAt;
 	}
 
+	/**
+	 * The executions on these paces ended: whether they are kept for the next (sharedPaces.ts).
+	 * Only one pace for every route is: routes with limits of their own are told apart again, as
+	 * the shared pace kept would be the other routes'.
+	 */
+	rest(): boolean {
+		const kept = this.own.size === 0 && this.shared.rest();
+		this.beingRefused.clear();
+		this.partner = undefined;
+		this.trial = undefined;
+		return kept;
+	}
+
 	/** Whether any pace has been told how many requests its window still admits. */
 	told(): boolean {
 		return this.shared.told() || [...this.own.values()].some((pace) => pace.told());

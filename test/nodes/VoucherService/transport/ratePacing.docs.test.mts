@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { STATES, TRANSITIONS } from '../../../../nodes/VoucherService/transport/ratePacing';
+import { PACE_LIFETIME_MS } from '../../../../nodes/VoucherService/transport/sharedPaces';
 import { readRepoFile } from '../../../../scripts/repoFiles.mts';
 
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
@@ -30,6 +31,10 @@ describe('the docs describe the pacing as the table does', () => {
 
 	it.each(Object.entries(STATES))('describes *%s* as "%s"', (name, words) => {
 		expect(text).toContain(`*${name}* ${words}`);
+	});
+
+	it('says how long a pace is kept for the next run', () => {
+		expect(text).toContain(`is kept ${PACE_LIFETIME_MS / 60_000} minutes for the next run`);
 	});
 
 	it('names no state the table does not reach', () => {

@@ -16,8 +16,7 @@ const GOAL = { share: 0.1, wall: 1.25 };
 /*
  * The misses, and why. A fixed window of 3 or 15 (1, 5 a second) is 1 + 2 or 1 + 2 + 4 + 8:
  * the slow start's next round, sent before anything is refused, is refused whole. A window that
- * tells nothing is found by probes, whose end overshoots the window's (the wall), or costs a
- * probe refused per step (the share). At 1 or 2 a second, 20 or 24 rows allow 2 refusals: the
+ * tells nothing is found by probes, each step refused costing one (the share). At 1 or 2 a second, 20 or 24 rows allow 2 refusals: the
  * round that finds the limit takes them, and a growth of the pace, the probe for the period,
  * or the request that tells a lone Retry-After from a sporadic one, one more each.
  */
@@ -27,11 +26,12 @@ const KNOWN_MISSES: Record<string, Partial<typeof GOAL>> = {
 	'fixedWindow 1/s retryAfter': { share: 0.24 },
 	'fixedWindow 2/s retryAfter': { share: 0.15 },
 	'fixedWindow 5/s retryAfter': { share: 0.24 },
-	'fixedWindow 1/s none': { share: 0.39, wall: 1.36 },
-	'fixedWindow 2/s none': { share: 0.3 },
-	'fixedWindow 5/s none': { share: 0.32 },
-	'fixedWindow 20/s none': { wall: 1.34 },
-	'fixedWindow 100/s none': { wall: 1.35 },
+	// Its edges cost refused probes, fine from where the next window may begin, and refused
+	// heads: 0.38, 0.29 and 0.31 refused before, at 1.35, 1.06 and 1.09 × the floor, and 1.33
+	// and 1.34 at 20 and 100 a second. The later executions gain (sharedPaces.simulation).
+	'fixedWindow 1/s none': { share: 0.5 },
+	'fixedWindow 2/s none': { share: 0.4 },
+	'fixedWindow 5/s none': { share: 0.36 },
 };
 
 /** bench:ratelimit's shapes: its rows, windows of 3 s, headers of either form. */

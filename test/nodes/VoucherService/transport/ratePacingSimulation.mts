@@ -9,9 +9,9 @@
  * as placeOrder does. `lookUp`: each create follows a read of its reference (If Reference
  * Exists → Fail), sent until admitted; limits per route count reads (GET) and creates (POST)
  * apart, as the sandbox does, and each request names its method to the pacing, as the client
- * does. `inRow`: so many such runs one after the other, `gapMs` apart, on one account (each
- * learns afresh, as with the client, but may begin in a window the last one spent); each run's
- * own figures are in `runs`. Each simulation has an account of its own.
+ * does. `inRow`: so many such runs one after the other, `gapMs` apart, on one account, which
+ * keeps a pace for the next as the client does; each run's own figures are in `runs`. Each
+ * simulation has an account of its own.
  */
 import { vi } from 'vitest';
 
