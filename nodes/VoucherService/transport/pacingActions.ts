@@ -1,4 +1,4 @@
-import { MAX_PROBE_MS, MAX_WAIT_MS, PERIOD_MARGIN, sentAfter, spentWhole } from './pacingState';
+import { MAX_PROBE_MS, MAX_WAIT_MS, periodDue, sentAfter, spentWhole } from './pacingState';
 import type { Answered, EventOf, Pace, PacingEvent, PacingState, Unconfirmed } from './pacingState';
 import {
 	cleanCyclesAfter,
@@ -335,8 +335,8 @@ function endCycle(
 	let budget = s.admittedInCycle || old?.budget || 1;
 	const start = s.cycleStart;
 	// One request a cycle, where the service said when (`oneBackFrom`, the last admission): one
-	// comes back in the time from it to the next start. Not where a probe found it: a cycle that did not start at a
-	// resumption (from rest, or where a pace was forgotten) began with whatever the limit had
+	// comes back in the time from it to the next start. Not where a probe found it: a cycle
+	// that did not start at a resumption (from rest, or where a pace was forgotten) began with whatever the limit had
 	// left, and one left in a window spent by the last execution held the next at 1 every 2.6 s
 	// behind 60 every 3 s (with none left, 1 every 1.6 s behind 300). The ramp after the
 	// resumption finds the budget, and a limit of one a period is learnt there (one per probe
@@ -467,7 +467,8 @@ function openedWindow(s: Draft, answeredAt: number): void {
  * answer tells where that begins. Windows that surely began meanwhile pass.
  */
 function openCycle(s: Draft, at: number, head: boolean): void {
-	const due = s.cycleStart && periodDue(s, s.cycleStart.at);
+	const due =
+		s.cycleStart && s.cycle?.periodMs !== undefined ? periodDue(s, s.cycleStart.at) : undefined;
 	const edges = s.edges && catchUp(s.edges, at);
 	const passed = edges !== s.edges;
 	s.edges = edges;
@@ -477,9 +478,6 @@ function openCycle(s: Draft, at: number, head: boolean): void {
 	s.cycleStart!.due = due;
 	s.headFirst = head && edges !== undefined && !passed;
 }
-
-const periodDue = (s: Draft, from: number) =>
-	s.cycle?.periodMs === undefined ? undefined : from + s.cycle.periodMs * PERIOD_MARGIN;
 
 function startCycle(s: Draft, at: number, resumed: boolean): void {
 	s.headFirst = false;

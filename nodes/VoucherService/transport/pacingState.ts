@@ -198,11 +198,15 @@ function waitEnd(s: PacingState): number {
  * cycle that opened it still waiting for its first admission, a period after its start).
  */
 export function periodEnd(s: PacingState, start: { at: number }): number {
-	const fallback = start.at + (s.cycle?.periodMs ?? Infinity) * PERIOD_MARGIN;
-	// Not the cycle that opens the next window: it waits for its first admission.
+	const fallback = periodDue(s, start.at);
+	// A cycle that may have opened the next window waits for its first admission to tell.
 	if (!s.edges || !s.cycle || start.at >= s.edges.next.lo) return fallback;
 	return Math.min(fallback, headAt(s.edges, s.cycle.budget, spentWhole(s)));
 }
+
+/** When the period alone ends a cycle started `from`: never, while the period is unknown. */
+export const periodDue = (s: PacingState, from: number) =>
+	from + (s.cycle?.periodMs ?? Infinity) * PERIOD_MARGIN;
 
 /**
  * The cycle admitted its whole budget: its window is spent (a request beyond it refused, a
