@@ -1,4 +1,4 @@
-import { phaseOf, sentAfter, told } from './pacingState';
+import { onTrial, phaseOf, sentAfter, told, toTry } from './pacingState';
 import type { Answered, EventOf, PacingState } from './pacingState';
 
 /*
@@ -44,17 +44,16 @@ export function keepable(s: PacingState) {
 	);
 }
 
-/** A kept pace whose next cycle tries one request more. */
+/** A kept pace whose next cycle tries one request more (it goes where it lies in one window). */
 export function keptToTry(s: PacingState) {
-	return s.kept === 'pending' || s.kept === 'raised';
+	return toTry(s);
 }
 
 /** The last of a kept pace's cycle with one request more is admitted. */
 export function trialAdmitted(s: PacingState, e: Answered) {
 	const { budget } = s.cycle!;
 	const full = s.sentInCycle >= budget && s.admittedInCycle + 1 >= budget;
-	const onTrial = s.kept === 'trial' || s.kept === 'retrial';
-	return onTrial && ofThisCycle(s, e) && !s.refusedInCycle && full;
+	return onTrial(s) && ofThisCycle(s, e) && !s.refusedInCycle && full;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { RateHints } from './rateHints';
-import { headAt } from './windowEdges';
+import { headAt, inOneWindow } from './windowEdges';
 import type { Span, WindowEdges } from './windowEdges';
 
 /*
@@ -165,18 +165,34 @@ export function phaseOf(s: PacingState): Phase {
 	return s.mode ?? (s.cycle ? 'paced' : 'free');
 }
 
+/** A kept pace's next cycle sends one request more, or this one does (see `kept`). */
+export const toTry = (s: PacingState) => s.kept === 'pending' || s.kept === 'raised';
+export const onTrial = (s: PacingState) => s.kept === 'trial' || s.kept === 'retrial';
+
+/**
+ * A trial's one request more goes once its budget is admitted: alone, its answer is the
+ * verdict. Sent with the rest, it could reach the service before some of them, and the one
+ * refused was one of the budget, which read as a refusal at random, then as the window spent.
+ */
+const awaitsTrialVerdict = (s: PacingState) =>
+	onTrial(s) &&
+	s.beforeGrowth !== undefined &&
+	s.sentInCycle >= s.beforeGrowth.budget &&
+	s.admittedInCycle < s.beforeGrowth.budget &&
+	cycleInFlight(s);
+
 /** Whether the service has told how many requests its window still admits. */
 export const told = (s: PacingState) => s.allowance !== undefined;
 
 /** The earliest time the next request may be sent, at most MAX_WAIT_MS ahead (see there). */
 export function nextSendAt(state: PacingState, now: number): { at: number; state: PacingState } {
-	const at = waitEnd(state);
+	const at = waitEnd(state, now);
 	const latest = now + MAX_WAIT_MS;
 	if (at <= latest) return { at, state };
 	return { at: latest, state: shiftBack(state, at - latest) };
 }
 
-function waitEnd(s: PacingState): number {
+function waitEnd(s: PacingState, now: number): number {
 	let at = s.pausedUntil;
 	// Waiting for an answer: a probe's, the one that tells a refusal sporadic, or the ramp's.
 	if (s.probeInFlight) at = Math.max(at, s.probeInFlight.sentAt + MAX_PROBE_MS);
@@ -185,12 +201,15 @@ function waitEnd(s: PacingState): number {
 		at = Math.max(at, s.unconfirmed.at + MAX_PROBE_MS);
 	if (s.headFirst && s.sentInCycle >= 1 && s.admittedInCycle === 0 && cycleInFlight(s))
 		at = Math.max(at, s.cycleStart!.at + MAX_PROBE_MS);
+	if (awaitsTrialVerdict(s)) at = Math.max(at, s.cycleStart!.at + MAX_PROBE_MS);
 	if (s.sentInCycle >= rampCap(s) && cycleInFlight(s))
 		at = Math.max(at, s.cycleStart!.at + MAX_PROBE_MS);
 	if (s.allowance !== undefined && s.allowance <= 0) at = Math.max(at, s.windowResetAt);
-	if (s.cycle?.periodMs !== undefined && s.cycleStart && s.sentInCycle >= s.cycle.budget)
-		at = Math.max(at, periodEnd(s, s.cycleStart));
-	return at;
+	if (s.cycle?.periodMs === undefined || !s.cycleStart || s.sentInCycle < s.cycle.budget) return at;
+	at = Math.max(at, periodEnd(s, s.cycleStart));
+	// A trial goes where it lies in one window: across a window's start, it takes the last
+	// window's leftover too, and looks admitted whole (a pace raised above the limit).
+	return (s.edges && toTry(s) && inOneWindow(s.edges, Math.max(at, now))) || at;
 }
 
 /**

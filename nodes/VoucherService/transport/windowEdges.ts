@@ -106,3 +106,18 @@ export function headAt(edges: WindowEdges, budget: number, head: boolean): numbe
 	const worthIt = head && (width(next) / 2) * (budget / period.hi) > 1;
 	return worthIt ? (next.lo + next.hi) / 2 : next.hi;
 }
+
+/**
+ * The earliest time from `at` in the first half of a window surely begun (from the latest its
+ * start may be to half its least length after the earliest), two windows on at most: requests
+ * sent from there lie in that window alone. Undefined where the starts are too unsure for one.
+ */
+export function inOneWindow(edges: WindowEdges, at: number): number | undefined {
+	const e = catchUp(edges, at);
+	for (let n = 0; e && n <= 2; n++) {
+		const start = after(e.next, e.period, n);
+		const half = start.lo + e.period.lo / 2;
+		if (start.hi <= half && at <= half) return Math.max(at, start.hi);
+	}
+	return undefined;
+}

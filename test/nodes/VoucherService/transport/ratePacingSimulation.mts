@@ -59,6 +59,7 @@ export async function simulate(
 		seed = 1,
 		startMs = 0,
 		lateByMs = 0,
+		sendLateByMs = 0,
 		lookUp = false,
 		executions = 1,
 		concurrency = DEFAULT_CONCURRENCY,
@@ -90,12 +91,16 @@ export async function simulate(
 		// Its own draws, so the backoffs' stay as they were.
 		let lateDraws = seed;
 		const late = () => (lateDraws = (lateDraws * 48_271) % 2_147_483_647) / 2_147_483_647;
+		let sendLateDraws = seed;
+		const sendLate = () =>
+			(sendLateDraws = (sendLateDraws * 69_621) % 2_147_483_647) / 2_147_483_647;
 		const send = async (
 			pacing: AdaptiveConcurrency,
 			method = 'POST',
 		): Promise<Answer['outcome']> => {
 			const slot = await pacing.acquire(false, method);
 			requests++;
+			if (sendLateByMs > 0) await after(Math.floor(sendLate() * sendLateByMs));
 			firstAt ??= Date.now() + latencyMs / 2;
 			await after(latencyMs / 2);
 			const answer = answerNow(method);

@@ -32,13 +32,20 @@ const WINDOWS = [
 ] as const;
 const STARTS = Array.from({ length: 15 }, (_, i) => i * 200);
 const GAPS = [200, 3_000];
+/**
+ * Answers up to 10 ms late; and requests that also reach the service up to 30 ms after the
+ * pacing sent them, answered up to 30 ms late, as in a real n8n (bench:ratelimit). There a kept
+ * trial's one request more overtook the budget's, and the one refused read as the window spent:
+ * 60 every 3 s refused 11 % later on, learnt again.
+ */
+const LATENESS = [{ lateByMs: 10 }, { lateByMs: 30, sendLateByMs: 30 }];
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 describe('a pace kept between executions behind a fixed window without headers', () => {
 	it.each(WINDOWS)(
 		'%i every 3 s, %i rows, three executions 0.2 and 3 s apart: the later ones at most 10 % refused (median of 15 starts), none over 3 × the floor',
 		async (requests, rows) => {
-			for (const gapMs of GAPS) {
+			for (const [gapMs, late] of GAPS.flatMap((gap) => LATENESS.map((l) => [gap, l] as const))) {
 				const shares: number[] = [];
 				const walls: number[] = [];
 				for (const startMs of STARTS) {
@@ -46,7 +53,7 @@ describe('a pace kept between executions behind a fixed window without headers',
 						startMs,
 						inRow: 3,
 						gapMs,
-						lateByMs: 10,
+						...late,
 						seed: startMs + 1,
 					});
 					const later = runs.slice(1);
@@ -55,8 +62,9 @@ describe('a pace kept between executions behind a fixed window without headers',
 					);
 					walls.push(...later.map((run) => run.wallMs / run.floorMs));
 				}
-				expect(median(shares), `${gapMs} ms apart`).toBeLessThanOrEqual(0.1);
-				expect(Math.max(...walls), `${gapMs} ms apart`).toBeLessThanOrEqual(3);
+				const what = `${gapMs} ms apart, ${JSON.stringify(late)}`;
+				expect(median(shares), what).toBeLessThanOrEqual(0.1);
+				expect(Math.max(...walls), what).toBeLessThanOrEqual(3);
 			}
 		},
 		240_000,

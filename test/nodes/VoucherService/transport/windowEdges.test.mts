@@ -6,6 +6,7 @@ import {
 	catchUp,
 	fromTwo,
 	headAt,
+	inOneWindow,
 	laterThan,
 } from '../../../../nodes/VoucherService/transport/windowEdges';
 import type { WindowEdges } from '../../../../nodes/VoucherService/transport/windowEdges';
@@ -54,6 +55,17 @@ describe("a fixed window's edges", () => {
 		expect(headAt(edges, 11, true)).toBe(7_000);
 		expect(headAt(edges, 10, true)).toBe(7_300);
 		expect(headAt(edges, 300, false)).toBe(7_300);
+	});
+
+	it('place requests in the first half of a window surely begun, or say there is none', () => {
+		// The next window begins in (6,700, 7,300], the one after it not before 9,450.
+		expect(inOneWindow(edges, 6_000)).toBe(7_300);
+		expect(inOneWindow(edges, 7_500)).toBe(7_500);
+		// Past 6,700 + 2,750 / 2: the window after, begun by 10,500, until 9,450 + 1,375.
+		expect(inOneWindow(edges, 8_100)).toBe(10_500);
+		// A length known within 2 to 4 s: a start is never sure before half the least length.
+		const unsure = fromTwo({ lo: 0, hi: 1_000 }, { lo: 3_000, hi: 4_000 })!;
+		expect(inOneWindow(unsure, 5_000)).toBeUndefined();
 	});
 });
 
@@ -105,7 +117,16 @@ describe("a fixed window's edges, searched", () => {
 						expect(e!.next.hi).toBeGreaterThanOrEqual(startOf(k + 1));
 					};
 					holds();
+					// A time from inOneWindow lies in the first half of a true window.
+					const inOne = (at: number) => {
+						const sure = inOneWindow(e!, at);
+						if (sure === undefined) return;
+						const since = (sure - startOf(0)) % period;
+						expect(sure).toBeGreaterThanOrEqual(at);
+						expect(since).toBeLessThan(period / 2);
+					};
 					for (const step of steps) {
+						inOne(e!.window.lo + (step.kind === 'head' ? step.at : 0.5) * period);
 						if (step.kind === 'rest') {
 							// Resting until some time into a later window.
 							const at = startOf(k + step.windows) + period / 2;
