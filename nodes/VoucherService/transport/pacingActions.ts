@@ -117,15 +117,18 @@ export const ACTIONS = {
 	},
 	'try one more': (s, e: EventOf<'periodEnds'>) => {
 		const head = spentWhole(s);
-		s.beforeGrowth = { ...s.cycle! };
+		// From a raised pace, the kept one stays what a refusal goes back to.
+		s.beforeGrowth ??= { ...s.cycle! };
 		s.cycle!.budget++;
 		s.kept = s.kept === 'raised' ? 'retrial' : 'trial';
 		s.cleanCycles = 0;
 		openCycle(s, e.at, head);
 	},
 	'raise the kept pace': (s, e: EventOf<'admitted'>) => {
+		// One trial admitted whole may have crossed a window's start, taking the last one's
+		// leftover: a refusal of the raised pace goes back to the kept one (beforeGrowth), not to
+		// the raised (4 every 3 s behind 3, refused, then cut to the rate admitted: 3 every 8.8 s).
 		admitted(s, e);
-		s.beforeGrowth = undefined;
 		s.kept = 'raised';
 	},
 	'forget the kept pace': (s, e: EventOf<'admitted'>) => {

@@ -44,7 +44,7 @@ export function keepable(s: PacingState) {
 	);
 }
 
-/** A kept pace whose next cycle tries one request more (it goes where it lies in one window). */
+/** A kept pace whose next cycle tries one request more (where, nextSendAt says). */
 export function keptToTry(s: PacingState) {
 	return toTry(s);
 }

@@ -208,7 +208,8 @@ function waitEnd(s: PacingState, now: number): number {
 	if (s.cycle?.periodMs === undefined || !s.cycleStart || s.sentInCycle < s.cycle.budget) return at;
 	at = Math.max(at, periodEnd(s, s.cycleStart));
 	// A trial goes where it lies in one window: across a window's start, it takes the last
-	// window's leftover too, and looks admitted whole (a pace raised above the limit).
+	// window's leftover too, and looks admitted whole (a pace raised above the limit). Where the
+	// starts are too unsure for that, at once: a limit lifted refuses no head to narrow them.
 	return (s.edges && toTry(s) && inOneWindow(s.edges, Math.max(at, now))) || at;
 }
 
