@@ -1,4 +1,4 @@
-import { onTrial, phaseOf, sentAfter, told, toTry } from './pacingState';
+import { onTrial, phaseOf, sentAfter, told } from './pacingState';
 import type { Answered, EventOf, PacingState } from './pacingState';
 
 /*
@@ -44,10 +44,8 @@ export function keepable(s: PacingState) {
 	);
 }
 
-/** A kept pace whose next cycle tries one request more (where, nextSendAt says). */
-export function keptToTry(s: PacingState) {
-	return toTry(s);
-}
+// Where its cycle goes, nextSendAt says.
+export { keptToTry } from './pacingState';
 
 /** The last of a kept pace's cycle with one request more is admitted. */
 export function trialAdmitted(s: PacingState, e: Answered) {

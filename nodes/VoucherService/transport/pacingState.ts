@@ -165,8 +165,8 @@ export function phaseOf(s: PacingState): Phase {
 	return s.mode ?? (s.cycle ? 'paced' : 'free');
 }
 
-/** A kept pace's next cycle sends one request more, or this one does (see `kept`). */
-export const toTry = (s: PacingState) => s.kept === 'pending' || s.kept === 'raised';
+/** A kept pace whose next cycle tries one request more (see `kept`), or whose cycle does. */
+export const keptToTry = (s: PacingState) => s.kept === 'pending' || s.kept === 'raised';
 export const onTrial = (s: PacingState) => s.kept === 'trial' || s.kept === 'retrial';
 
 /**
@@ -210,7 +210,7 @@ function waitEnd(s: PacingState, now: number): number {
 	// A trial goes where it lies in one window: across a window's start, it takes the last
 	// window's leftover too, and looks admitted whole (a pace raised above the limit). Where the
 	// starts are too unsure for that, at once: a limit lifted refuses no head to narrow them.
-	return (s.edges && toTry(s) && inOneWindow(s.edges, Math.max(at, now))) || at;
+	return (s.edges && keptToTry(s) && inOneWindow(s.edges, Math.max(at, now))) || at;
 }
 
 /**

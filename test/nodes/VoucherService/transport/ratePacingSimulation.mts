@@ -44,6 +44,12 @@ export type Service = { limit: RateLimits } | { faults: FaultOptions };
 
 const EPOCH = 1_700_000_000_000;
 
+/** Draws in (0, 1) from `seed`, a Lehmer generator with `multiplier`, the same for one seed. */
+function drawsOf(seed: number, multiplier: number): () => number {
+	let state = seed;
+	return () => (state = (state * multiplier) % 2_147_483_647) / 2_147_483_647;
+}
+
 /** `failed`: a 500; `dropped`: no answer at all (a reset). */
 type Answer = {
 	outcome: 'admitted' | 'refused' | 'failed' | 'dropped';
@@ -88,12 +94,9 @@ export async function simulate(
 		let firstAt: number | undefined;
 		let lastAnswerAt = START;
 		const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-		// Its own draws, so the backoffs' stay as they were.
-		let lateDraws = seed;
-		const late = () => (lateDraws = (lateDraws * 48_271) % 2_147_483_647) / 2_147_483_647;
-		let sendLateDraws = seed;
-		const sendLate = () =>
-			(sendLateDraws = (sendLateDraws * 69_621) % 2_147_483_647) / 2_147_483_647;
+		// Each its own draws, so the backoffs' stay as they were.
+		const late = drawsOf(seed, 48_271);
+		const sendLate = drawsOf(seed, 69_621);
 		const send = async (
 			pacing: AdaptiveConcurrency,
 			method = 'POST',
@@ -130,8 +133,7 @@ export async function simulate(
 			if (kind === 'reset') return { outcome: 'dropped', headers: {} };
 			return { outcome: kind === 'error' ? 'failed' : 'admitted', headers: {} };
 		};
-		let draws = seed;
-		const random = () => (draws = (draws * 16_807) % 2_147_483_647) / 2_147_483_647;
+		const random = drawsOf(seed, 16_807);
 		const runOne = (pacing: AdaptiveConcurrency) =>
 			mapWithConcurrency(rows, concurrency, async () => {
 				if (lookUp) while ((await send(pacing, 'GET')) !== 'admitted');
